@@ -1,0 +1,83 @@
+/**
+ * The domain facade the LSP layer and the CLI talk to. It owns the workspace index,
+ * the loaded model and the completion pipeline; it never sees an LSP connection.
+ * Positions are 0-based lines and UTF-16 code-unit characters (LSP's default encoding).
+ */
+import type { CompletionTrace } from '../../../shared/messages.js';
+import type { SettingsPatch, CompletionSettings } from '../../../shared/settings.js';
+
+/** A text edit in a document, as LSP incremental sync sends it (range may be out of bounds: it is clamped). */
+export interface DocumentEdit {
+  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+  text: string;
+}
+
+/** One changed file reported by the editor's file watcher. */
+export interface WatchedFileEvent {
+  uri: string;
+  type: 'created' | 'changed' | 'deleted';
+}
+
+/** Progress while indexing, for work-done progress and status bars. */
+export interface IndexProgress {
+  filesDone: number;
+  filesTotal: number;
+  currentFile?: string;
+}
+
+/** What indexing a workspace produced. */
+export interface IndexStats {
+  roots: string[];
+  files: number;
+  skipped: number;
+  windows: number;
+  structuralChunks: number;
+  definitions: number;
+  lines: number;
+  bytes: number;
+  wallMs: number;
+  version: number;
+}
+
+/** A completion request at a cursor. */
+export interface CompletionRequest {
+  uri: string;
+  line: number;
+  character: number;
+  /** 'automatic' for as-you-type, 'invoked' when the user asked explicitly. */
+  trigger: 'automatic' | 'invoked';
+}
+
+/** Outcome of a completion: expected outcomes are values, not exceptions. */
+export type CompletionOutcome =
+  | { kind: 'ok'; text: string; traceId: string; cached: boolean }
+  | { kind: 'cancelled' }
+  | { kind: 'disabled' }
+  | { kind: 'no-model'; message: string }
+  | { kind: 'unknown-document'; message: string }
+  | { kind: 'error'; message: string };
+
+/** A user-facing problem to show once (e.g. a missing model and how to fix it). */
+export interface UserNotice {
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+}
+
+export interface CompletionEngine {
+  /** Current effective settings. */
+  readonly settings: CompletionSettings;
+  /** Index every root; reports progress; resolves when done or aborted. */
+  indexWorkspace(roots: string[], onProgress: (p: IndexProgress) => void, signal?: AbortSignal): Promise<IndexStats>;
+  openDocument(uri: string, text: string, version: number): void;
+  changeDocument(uri: string, edits: DocumentEdit[], version: number): void;
+  closeDocument(uri: string): void;
+  filesChanged(events: WatchedFileEvent[]): Promise<void>;
+  /** Merge settings; reloads the model if its path, threads or gpuLayers changed. */
+  updateSettings(patch: SettingsPatch): Promise<void>;
+  complete(request: CompletionRequest, signal: AbortSignal): Promise<CompletionOutcome>;
+  /** The trace of a completion by id, or the latest when id is omitted. */
+  trace(traceId?: string): CompletionTrace | undefined;
+  /** Subscribe to user-facing notices; each distinct problem is emitted once. */
+  onNotice(listener: (notice: UserNotice) => void): void;
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,113 @@
+/**
+ * The narrow port between the completion pipeline and a language model.
+ * model/llama/ implements it with node-llama-cpp; tests of orchestration may fake it.
+ */
+
+/** Ids of the special tokens a prompt layout needs; undefined where the model lacks one. */
+export interface SpecialTokenIds {
+  fimPrefix?: number;
+  fimSuffix?: number;
+  fimMiddle?: number;
+  endOfText?: number;
+  /** RepoShapley control tokens (§3.4); present only in models trained with them. */
+  need?: number;
+  done?: number;
+  keep?: number;
+  drop?: number;
+  select?: number;
+  /** `<C_i>` and `</C_i>` for i = 1..10, index 0 is C_1. */
+  chunkOpen?: number[];
+  chunkClose?: number[];
+}
+
+/** What a loaded model says about itself. */
+export interface ModelInfo {
+  path: string;
+  /** Architecture from GGUF metadata, e.g. `llama`. */
+  architecture: string;
+  /** Model name from GGUF metadata, if any. */
+  name?: string;
+  contextSize: number;
+  vocabularySize: number;
+  special: SpecialTokenIds;
+  /** True when need/done/keep/drop/select and the chunk delimiters all exist. */
+  hasControlTokens: boolean;
+  /** Layers offloaded to a GPU (0 on CPU). */
+  gpuLayers: number;
+  threads: number;
+}
+
+/** Stop rules for generation. */
+export interface GenerationOptions {
+  maxTokens: number;
+  /** Stop at the first newline (after some non-whitespace text) for single-line completions. */
+  singleLine: boolean;
+  /** Extra stop strings; generation ends before them. */
+  stopStrings?: string[];
+}
+
+/** Result of a generation. */
+export interface GenerationResult {
+  text: string;
+  tokens: number[];
+  stoppedBy: 'eos' | 'max-tokens' | 'newline' | 'stop-string' | 'aborted';
+}
+
+/** Probability split between two tokens at the next position (two-token softmax). */
+export interface BinaryDecision {
+  /** P(first) / (P(first) + P(second)). */
+  probabilityFirst: number;
+  logitFirst: number;
+  logitSecond: number;
+}
+
+/**
+ * A session holds model state (a KV cache) for one sequence of tokens. Operations take the
+ * full token sequence; the session reuses whatever prefix it already evaluated and
+ * counts reused tokens. One session serves one request at a time.
+ */
+export interface ModelSession {
+  /**
+   * Probability of token `first` vs `second` right after `tokens`
+   * (RepoShapley Algorithm 1 lines 3 and 15).
+   */
+  decide(tokens: number[], first: number, second: number, signal?: AbortSignal): Promise<BinaryDecision>;
+  /**
+   * A sequence of binary decisions: after `tokens`, for each step choose first or second by the
+   * two-token softmax, append the chosen token, and continue (KEEP/DROP for K candidates).
+   */
+  decideSequence(
+    tokens: number[], first: number, second: number, steps: number, signal?: AbortSignal,
+  ): Promise<BinaryDecision[]>;
+  /** Greedy generation after `tokens`. */
+  generate(tokens: number[], options: GenerationOptions, signal?: AbortSignal): Promise<GenerationResult>;
+  /** Teacher-forced sum of ln p(target_t | tokens, target_<t) (ChunkShapley ℓ, unnormalized). */
+  logLikelihood(tokens: number[], target: number[], signal?: AbortSignal): Promise<number>;
+  /** Tokens reused from the cache by the last operation, and in total. */
+  readonly lastReusedTokens: number;
+  readonly totalReusedTokens: number;
+  dispose(): Promise<void>;
+}
+
+/** A loaded model. */
+export interface CompletionModel {
+  readonly info: ModelInfo;
+  /** Tokenize plain text; special-token text is NOT parsed into special ids. */
+  tokenize(text: string): number[];
+  detokenize(tokens: number[]): string;
+  createSession(): Promise<ModelSession>;
+  dispose(): Promise<void>;
+}
+
+/** Options for loading a model. */
+export interface LoadModelOptions {
+  path: string;
+  threads: number;
+  gpuLayers: 'auto' | number;
+  contextSize?: number;
+}
+
+/** Outcome of loading: a model, or a user-facing reason with the fix. */
+export type LoadModelResult =
+  | { kind: 'ok'; model: CompletionModel }
+  | { kind: 'missing' | 'invalid' | 'error'; message: string };
