@@ -46,6 +46,8 @@ export interface CompletionRequest {
   character: number;
   /** 'automatic' for as-you-type, 'invoked' when the user asked explicitly. */
   trigger: 'automatic' | 'invoked';
+  /** Force a single-line or a block completion; default (auto) decides from the cursor. */
+  mode?: 'line' | 'block' | 'auto';
 }
 
 /** Outcome of a completion: expected outcomes are values, not exceptions. */
@@ -61,11 +63,18 @@ export type CompletionOutcome =
 export interface UserNotice {
   severity: 'error' | 'warning' | 'info';
   message: string;
+  /**
+   * The server state this notice implies for status bars, if any: `no-model` when no model
+   * could be found or loaded, `error` for a server-wide failure. Omit for per-file problems.
+   */
+  status?: 'no-model' | 'error';
 }
 
 export interface CompletionEngine {
   /** Current effective settings. */
   readonly settings: CompletionSettings;
+  /** Version of the workspace index (IndexView.version); bumped on every change. Part of the LSP completion cache key. */
+  readonly indexVersion: number;
   /** Index every root; reports progress; resolves when done or aborted. */
   indexWorkspace(roots: string[], onProgress: (p: IndexProgress) => void, signal?: AbortSignal): Promise<IndexStats>;
   openDocument(uri: string, text: string, version: number): void;

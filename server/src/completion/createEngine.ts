@@ -1,0 +1,188 @@
+/**
+ * The real CompletionEngine: workspace index + lexical index + retriever + model manager +
+ * pipeline. One completion runs the model at a time (2 cores; a KV cache per session); a request
+ * aborted while it waits never reaches the model.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { LRUCache } from 'lru-cache';
+import type { CompletionTrace } from '../../../shared/messages.js';
+import type { CompletionSettings, SettingsPatch } from '../../../shared/settings.js';
+import { WorkspaceIndex } from '../indexing/workspaceIndex.js';
+import type { CompletionModel, ModelSession } from '../model/completionModel.js';
+import { LineTokenizer } from '../prompt/lineTokenizer.js';
+import { LexicalIndex } from '../retrieval/lexicalIndex.js';
+import { Retriever } from '../retrieval/retriever.js';
+import type { Logger } from '../util/logger.js';
+import type {
+  CompletionEngine, CompletionOutcome, CompletionRequest, DocumentEdit, IndexProgress, IndexStats, UserNotice,
+  WatchedFileEvent,
+} from './engine.js';
+import { ModelManager, type ModelLoader } from './modelManager.js';
+import { OpenDocuments, uriToPath } from './openDocuments.js';
+import { runPipeline } from './pipeline.js';
+import { mergeSettings, settingsFrom } from './settings.js';
+import { Mutex } from './mutex.js';
+
+export interface EngineOptions {
+  logger: Logger;
+  settings?: SettingsPatch;
+  /** Override model loading (tests); default loads GGUF files with node-llama-cpp. */
+  modelLoader?: ModelLoader;
+}
+
+const TRACES_KEPT = 200;
+
+export function createCompletionEngine(options: EngineOptions): CompletionEngine {
+  return new RepoShapleyEngine(options);
+}
+
+const loadWithLlama: ModelLoader = async (options, logger) => {
+  const { loadLlamaModel } = await import('../model/llama/loadLlamaModel.js');
+  return loadLlamaModel(options, logger);
+};
+
+class RepoShapleyEngine implements CompletionEngine {
+  settings: CompletionSettings;
+  private readonly logger: Logger;
+  private readonly index: WorkspaceIndex;
+  private readonly lexical: LexicalIndex;
+  private readonly retriever: Retriever;
+  private readonly models: ModelManager;
+  private readonly documents = new OpenDocuments();
+  private readonly traces = new LRUCache<string, CompletionTrace>({ max: TRACES_KEPT });
+  private readonly modelLock = new Mutex();
+  private readonly noticeListeners: ((notice: UserNotice) => void)[] = [];
+  private readonly noticesSent = new Set<string>();
+  private readonly sessions = new WeakMap<CompletionModel, Promise<ModelSession>>();
+  private readonly tokenizers = new WeakMap<CompletionModel, LineTokenizer>();
+  private latestTraceId?: string;
+
+  constructor(options: EngineOptions) {
+    this.logger = options.logger;
+    this.settings = settingsFrom(options.settings);
+    this.index = new WorkspaceIndex({
+      logger: options.logger, windowLines: this.settings.windowLines, windowStride: this.settings.windowStride,
+    });
+    this.lexical = new LexicalIndex(this.index);
+    this.index.onDidChange((changes) => this.lexical.applyChanges(changes));
+    this.retriever = new Retriever(this.index, this.lexical);
+    this.models = new ModelManager(options.modelLoader ?? loadWithLlama, options.logger);
+  }
+
+  get indexVersion(): number {
+    return this.index.version;
+  }
+
+  async indexWorkspace(roots: string[], onProgress: (p: IndexProgress) => void, signal?: AbortSignal): Promise<IndexStats> {
+    const started = performance.now();
+    const resolved = roots.map((root) => path.resolve(root));
+    await this.index.indexRoots(resolved, { onProgress, signal });
+    const stats = this.index.stats();
+    return { roots: resolved, ...stats, wallMs: performance.now() - started, version: this.index.version };
+  }
+
+  openDocument(uri: string, text: string, version: number): void {
+    const document = this.documents.open(uri, text, version);
+    if (document.absPath) this.index.openDocument(document.absPath, text);
+  }
+
+  changeDocument(uri: string, edits: DocumentEdit[], version: number): void {
+    const document = this.documents.change(uri, edits, version);
+    if (document?.absPath) this.index.applyDocumentEdits(document.absPath, edits);
+  }
+
+  closeDocument(uri: string): void {
+    const document = this.documents.close(uri);
+    if (document?.absPath) this.index.closeDocument(document.absPath);
+  }
+
+  async filesChanged(events: WatchedFileEvent[]): Promise<void> {
+    for (const event of events) {
+      const absPath = uriToPath(event.uri);
+      if (!absPath) continue;
+      if (event.type === 'deleted') this.index.remove(absPath);
+      else await this.index.upsertFromDisk(absPath);
+    }
+  }
+
+  async updateSettings(patch: SettingsPatch): Promise<void> {
+    this.settings = mergeSettings(this.settings, patch);
+    if (this.settings.policy !== 'none') void this.warmModel();
+  }
+
+  /** Load the model in the background so the first completion does not pay for it. */
+  async warmModel(): Promise<void> {
+    const state = await this.models.get(this.settings);
+    if (state.kind === 'no-model') this.notify({ severity: 'error', message: state.message });
+  }
+
+  async complete(request: CompletionRequest, signal: AbortSignal): Promise<CompletionOutcome> {
+    if (!this.settings.enabled) return { kind: 'disabled' };
+    const document = this.documents.get(request.uri);
+    if (!document) return { kind: 'unknown-document', message: `${request.uri} is not open` };
+    const state = await this.models.get(this.settings);
+    if (state.kind === 'no-model') {
+      this.notify({ severity: 'error', message: state.message });
+      return { kind: 'no-model', message: state.message };
+    }
+    const release = await this.modelLock.acquire(signal);
+    if (!release) return { kind: 'cancelled' };
+    try {
+      return await this.completeWithModel(request, document.text, state.model, signal);
+    } catch (error) {
+      this.logger.error(`completion failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+    } finally {
+      release();
+    }
+  }
+
+  private async completeWithModel(
+    request: CompletionRequest, text: string, model: CompletionModel, signal: AbortSignal,
+  ): Promise<CompletionOutcome> {
+    const absPath = uriToPath(request.uri);
+    const output = await runPipeline({
+      uri: request.uri, text, relPath: absPath ? this.index.relPathOf(absPath) : undefined,
+      position: { line: request.line, character: request.character }, mode: request.mode,
+      settings: this.settings, model, session: await this.sessionFor(model), tokenizer: this.tokenizerFor(model),
+    }, { index: this.index, retriever: this.retriever, logger: this.logger }, signal);
+    if (output.trace.outcome === 'cancelled') return { kind: 'cancelled' };
+    const traceId = randomUUID();
+    this.traces.set(traceId, { ...output.trace, traceId, cached: false });
+    this.latestTraceId = traceId;
+    return { kind: 'ok', text: output.text, traceId, cached: false };
+  }
+
+  trace(traceId?: string): CompletionTrace | undefined {
+    const id = traceId ?? this.latestTraceId;
+    return id === undefined ? undefined : this.traces.get(id);
+  }
+
+  onNotice(listener: (notice: UserNotice) => void): void {
+    this.noticeListeners.push(listener);
+  }
+
+  async dispose(): Promise<void> {
+    await this.models.dispose();
+    this.index.dispose();
+  }
+
+  private notify(notice: UserNotice): void {
+    if (this.noticesSent.has(notice.message)) return;
+    this.noticesSent.add(notice.message);
+    for (const listener of this.noticeListeners) listener(notice);
+  }
+
+  private sessionFor(model: CompletionModel): Promise<ModelSession> {
+    let session = this.sessions.get(model);
+    if (!session) this.sessions.set(model, (session = model.createSession()));
+    return session;
+  }
+
+  private tokenizerFor(model: CompletionModel): LineTokenizer {
+    let tokenizer = this.tokenizers.get(model);
+    if (!tokenizer) this.tokenizers.set(model, (tokenizer = new LineTokenizer(model)));
+    return tokenizer;
+  }
+}

@@ -1,0 +1,50 @@
+import { describe, expect, test } from 'vitest';
+import { isBlockPosition, splitAtCursor, trimSuffixOverlap } from './cursor.js';
+import { applyEdit, offsetAt } from './openDocuments.js';
+
+describe('splitAtCursor', () => {
+  test.each([
+    ['middle of a line', 'ab\ncd', { line: 1, character: 1 }, 'ab\nc', 'd', 1],
+    ['past the end of a line is clamped to its end', 'ab\ncd', { line: 0, character: 99 }, 'ab', '\ncd', 0],
+    ['past the last line is clamped to the end', 'ab\ncd', { line: 9, character: 0 }, 'ab\ncd', '', 1],
+    ['negative positions are clamped to the start', 'ab', { line: -3, character: -1 }, '', 'ab', 0],
+    ['CRLF is normalized and the \\r is never split', 'ab\r\ncd', { line: 0, character: 2 }, 'ab', '\ncd', 0],
+  ])('%s', (_name, text, position, prefix, suffix, line) => {
+    const split = splitAtCursor(text, position);
+    expect([split.prefix, split.suffix, split.line]).toEqual([prefix, suffix, line]);
+  });
+
+  test('UTF-16 code units, as LSP positions', () => {
+    expect(offsetAt('a😀b', { line: 0, character: 3 })).toBe(3);
+  });
+});
+
+describe('isBlockPosition', () => {
+  test.each([
+    ['blank line after a def header', 'def f(x):\n    ', '\n', true],
+    ['blank line after a header whose body already exists', 'def f(x):\n    ', '\n    return x\n', false],
+    ['mid-line', 'def f(x):\n    y = ', '\n', false],
+    ['after indentation of an ordinary line', 'x = 1\n    ', '\n', false],
+  ])('%s', (_name, prefix, suffix, expected) => {
+    expect(isBlockPosition({ prefix, suffix, line: 0, usesCrlf: false })).toBe(expected);
+  });
+});
+
+describe('trimSuffixOverlap', () => {
+  test('drops closing text the editor already inserted', () => {
+    expect(trimSuffixOverlap('foo(a, b))', '))\nrest')).toBe('foo(a, b');
+  });
+  test('keeps completions that do not overlap', () => {
+    expect(trimSuffixOverlap('foo(a)', ' # comment\n')).toBe('foo(a)');
+  });
+});
+
+describe('applyEdit', () => {
+  test('reversed and out-of-range ranges are clamped, never thrown', () => {
+    const edit = { range: { start: { line: 5, character: 0 }, end: { line: 0, character: 1 } }, text: 'Z' };
+    expect(applyEdit('abc\ndef', edit)).toBe('aZ');
+  });
+  test('a missing range replaces the whole text', () => {
+    expect(applyEdit('abc', { text: 'x' })).toBe('x');
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Splitting a document at the cursor, and the stop rules that follow from where the cursor is.
+ * Prompts always use LF; completions are returned in the document's own line ending.
+ */
+import { offsetAt } from './openDocuments.js';
+
+export interface CursorSplit {
+  /** Text before the cursor, LF line endings. */
+  prefix: string;
+  /** Text after the cursor, LF line endings. */
+  suffix: string;
+  /** 0-based line of the cursor, clamped into the document. */
+  line: number;
+  usesCrlf: boolean;
+}
+
+/** Split `text` at a (possibly out-of-range) position; the position is clamped. */
+export function splitAtCursor(text: string, position: { line: number; character: number }): CursorSplit {
+  const offset = offsetAt(text, position);
+  const usesCrlf = text.includes('\r\n');
+  const prefix = normalizeEol(text.slice(0, offset));
+  return { prefix, suffix: normalizeEol(text.slice(offset)), line: countLines(prefix), usesCrlf };
+}
+
+export function normalizeEol(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}
+
+/**
+ * Multi-line completions only where a block is being opened: the cursor line is blank and the
+ * previous non-blank line ends with ':' and there is no indented body below yet. Everywhere else
+ * a completion finishes the current line (RepoEval line/API tasks; what users expect mid-line).
+ */
+export function isBlockPosition(split: CursorSplit): boolean {
+  const lines = split.prefix.split('\n');
+  const current = lines[lines.length - 1]!;
+  const restOfLine = split.suffix.split('\n', 1)[0]!;
+  if (current.trim() !== '' || restOfLine.trim() !== '') return false;
+  const previous = [...lines.slice(0, -1)].reverse().find((l) => l.trim() !== '');
+  if (!previous || !previous.trimEnd().endsWith(':')) return false;
+  const nextNonBlank = split.suffix.split('\n').slice(1).find((l) => l.trim() !== '');
+  return nextNonBlank === undefined || indentOf(nextNonBlank) <= indentOf(previous);
+}
+
+/**
+ * Drop what the suffix already provides: when the completion's last line ends with the
+ * text that follows the cursor on its line (closing brackets the editor auto-inserted), cut it.
+ */
+export function trimSuffixOverlap(completion: string, suffix: string): string {
+  const restOfLine = suffix.split('\n', 1)[0]!.trim();
+  const trimmed = completion.replace(/\s+$/, '');
+  if (restOfLine && trimmed.endsWith(restOfLine)) return trimmed.slice(0, trimmed.length - restOfLine.length);
+  return trimmed;
+}
+
+function indentOf(line: string): number {
+  return line.length - line.trimStart().length;
+}
+
+function countLines(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+}

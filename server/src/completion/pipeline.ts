@@ -1,0 +1,138 @@
+/**
+ * One completion, stage by stage: split at the cursor -> fit the in-file context -> run the
+ * context-control policy (which retrieves lazily) -> post-process -> trace.
+ */
+import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
+import type { CompletionSettings } from '../../../shared/settings.js';
+import { layoutFor, resolvePolicy } from '../control/resolvePolicy.js';
+import type { PolicyContext, PolicyResult } from '../control/types.js';
+import type { IndexView } from '../indexing/types.js';
+import type { CompletionModel, ModelSession } from '../model/completionModel.js';
+import type { PackedChunk } from '../prompt/budget.js';
+import { packCandidates } from '../prompt/budget.js';
+import type { LineTokenizer } from '../prompt/lineTokenizer.js';
+import { planPlainFim } from '../prompt/plainFim.js';
+import { toTokenIds } from '../prompt/segments.js';
+import { planPrompt, type PromptPlan } from '../prompt/sequences.js';
+import type { Retriever } from '../retrieval/retriever.js';
+import type { Candidate } from '../retrieval/types.js';
+import type { Logger } from '../util/logger.js';
+import { isBlockPosition, splitAtCursor, trimSuffixOverlap, type CursorSplit } from './cursor.js';
+
+/** Multi-line completions stop after this many lines even if the model goes on. */
+const MAX_BLOCK_LINES = 15;
+
+export interface PipelineInput {
+  uri: string;
+  text: string;
+  /** Workspace-relative path when the document is inside a root. */
+  relPath?: string;
+  position: { line: number; character: number };
+  /** Force single-line or block completions; default decides from the cursor. */
+  mode?: 'line' | 'block' | 'auto';
+  settings: CompletionSettings;
+  model: CompletionModel;
+  session: ModelSession;
+  tokenizer: LineTokenizer;
+}
+
+export interface PipelineDeps {
+  index: IndexView;
+  retriever: Retriever;
+  logger: Logger;
+}
+
+export interface PipelineOutput {
+  text: string;
+  trace: Omit<CompletionTrace, 'traceId' | 'cached'>;
+}
+
+export async function runPipeline(input: PipelineInput, deps: PipelineDeps, signal: AbortSignal): Promise<PipelineOutput> {
+  const started = performance.now();
+  const split = splitAtCursor(input.text, input.position);
+  const { settings, model } = input;
+  const policy = resolvePolicy(settings.policy, model.info, deps.logger);
+  let retrievalMs = 0;
+  const context = buildContext(input, deps, split, signal, (ms) => (retrievalMs += ms));
+  const promptMs = performance.now() - started;
+  const result = await policy.run(context);
+  const text = postProcess(result.generated.text, split, isMultiLine(input, split));
+  const trace = buildTrace(input, deps, context.inFile, result, policy.name, text, signal);
+  trace.timings = {
+    retrievalMs, promptMs, decisionMs: result.decisionMs, selectionMs: result.selectionMs,
+    generationMs: result.generationMs, totalMs: performance.now() - started,
+  };
+  return { text, trace };
+}
+
+function isMultiLine(input: PipelineInput, split: CursorSplit): boolean {
+  return input.mode === 'block' || (input.mode !== 'line' && isBlockPosition(split));
+}
+
+function buildContext(
+  input: PipelineInput, deps: PipelineDeps, split: CursorSplit, signal: AbortSignal, addRetrievalMs: (ms: number) => void,
+): PolicyContext {
+  const { settings, model, tokenizer } = input;
+  const layout = layoutFor(model.info);
+  const plan = (layout === 'plain-fim' ? planPlainFim : planPrompt)(split.prefix, split.suffix, [], settings.budgets, tokenizer);
+  let retrieved: { candidates: Candidate[]; packed: PackedChunk[] } | undefined;
+  return {
+    layout, session: input.session, special: model.info.special, inFile: plan, signal,
+    needThreshold: settings.needThreshold,
+    generation: { maxTokens: settings.maxTokens, singleLine: !isMultiLine(input, split) },
+    toIds: (segments) => toTokenIds(segments, model.info.special),
+    retrieveAndPack() {
+      if (retrieved) return retrieved;
+      const t0 = performance.now();
+      const candidates = deps.retriever.retrieve(
+        { file: input.relPath ? deps.index.file(input.relPath) : undefined, relPath: input.relPath,
+          prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line },
+        { topK: settings.topK, windowLines: settings.windowLines },
+      );
+      const packed = layout === 'plain-fim'
+        ? planPlainFim('', '', candidates, settings.budgets, tokenizer).packed
+        : packCandidates(candidates, settings.budgets.chunkTokens, tokenizer);
+      addRetrievalMs(performance.now() - t0);
+      return (retrieved = { candidates, packed });
+    },
+  };
+}
+
+function postProcess(raw: string, split: CursorSplit, multiLine: boolean): string {
+  let text = multiLine ? raw.split('\n').slice(0, MAX_BLOCK_LINES).join('\n') : raw.split('\n', 1)[0]!;
+  text = trimSuffixOverlap(text, split.suffix);
+  return split.usesCrlf ? text.replace(/\n/g, '\r\n') : text;
+}
+
+function buildTrace(
+  input: PipelineInput, deps: PipelineDeps, plan: PromptPlan, result: PolicyResult,
+  effectivePolicy: PipelineOutput['trace']['effectivePolicy'], text: string, signal: AbortSignal,
+): PipelineOutput['trace'] {
+  const chunkTokens = result.kept.reduce((sum, i) => sum + result.packed[i]!.ids.length + 2, 0);
+  return {
+    uri: input.uri, line: input.position.line, character: input.position.character,
+    policy: input.settings.policy, effectivePolicy, decision: result.decision, needProbability: result.needProbability,
+    candidates: traceCandidates(result), completion: text,
+    outcome: signal.aborted || result.generated.stoppedBy === 'aborted' ? 'cancelled' : 'ok',
+    tokens: {
+      prompt: result.promptTokens, prefix: plan.prefix.ids.length, suffix: plan.suffix.ids.length,
+      chunks: chunkTokens, generated: result.generated.tokens.length,
+      reused: input.session.lastReusedTokens,
+    },
+    timings: { retrievalMs: 0, promptMs: 0, decisionMs: 0, selectionMs: 0, generationMs: 0, totalMs: 0 },
+    indexVersion: deps.index.version,
+  };
+}
+
+function traceCandidates(result: PolicyResult): TraceCandidate[] {
+  const packedByCandidate = new Map(result.packed.map((p, i) => [p.candidateIndex, i]));
+  return result.candidates.map((candidate, index) => {
+    const packedIndex = packedByCandidate.get(index);
+    return {
+      index: index + 1, relPath: candidate.chunk.relPath, startLine: candidate.chunk.startLine,
+      endLine: candidate.chunk.endLine, kind: candidate.chunk.kind, sources: [...candidate.sources],
+      score: candidate.score, kept: packedIndex !== undefined && result.kept.includes(packedIndex),
+      keepProbability: packedIndex === undefined ? undefined : result.keepProbabilities?.[packedIndex],
+    };
+  });
+}

@@ -1,0 +1,19 @@
+import { expect, test } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../../shared/settings.js';
+import { mergeSettings } from './settings.js';
+
+test('valid fields apply; wrong types and out-of-range values keep the current value', () => {
+  const merged = mergeSettings(DEFAULT_SETTINGS, {
+    policy: 'full', topK: 99, needThreshold: 0.3, threads: -1, gpuLayers: 'auto',
+    budgets: { prefixTokens: 512, suffixTokens: 'x' as unknown as number },
+    debounceMs: 1.5, enabled: false,
+  });
+  expect(merged.policy).toBe('full');
+  expect(merged.topK).toBe(DEFAULT_SETTINGS.topK);
+  expect(merged.needThreshold).toBe(0.3);
+  expect(merged.threads).toBe(DEFAULT_SETTINGS.threads);
+  expect(merged.budgets).toEqual({ ...DEFAULT_SETTINGS.budgets, prefixTokens: 512 });
+  expect(merged.debounceMs).toBe(DEFAULT_SETTINGS.debounceMs);
+  expect(merged.enabled).toBe(false);
+  expect(mergeSettings(DEFAULT_SETTINGS, null as never)).toBe(DEFAULT_SETTINGS);
+});

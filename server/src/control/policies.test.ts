@@ -1,0 +1,104 @@
+/** Orchestration tests of the policies with a scripted fake session (the real model is tested in model/). */
+import { describe, expect, test } from 'vitest';
+import type { BinaryDecision, GenerationOptions, ModelSession, SpecialTokenIds } from '../model/completionModel.js';
+import type { PackedChunk } from '../prompt/budget.js';
+import { LineTokenizer } from '../prompt/lineTokenizer.js';
+import { toTokenIds } from '../prompt/segments.js';
+import { planPrompt } from '../prompt/sequences.js';
+import { fullRetrievalPolicy } from './fullRetrieval.js';
+import { noRetrievalPolicy } from './noRetrieval.js';
+import { createRepoShapleyPolicy } from './repoShapley.js';
+import type { PolicyContext } from './types.js';
+
+const IDS: SpecialTokenIds = {
+  fimPrefix: 1, fimSuffix: 2, fimMiddle: 3, endOfText: 4, need: 5, done: 6, keep: 7, drop: 8, select: 9,
+  chunkOpen: Array.from({ length: 10 }, (_, i) => 10 + i), chunkClose: Array.from({ length: 10 }, (_, i) => 20 + i),
+};
+
+/** Records every call; answers decisions from a script. */
+class ScriptedSession implements ModelSession {
+  calls: { op: string; tokens: number[] }[] = [];
+  lastReusedTokens = 0;
+  totalReusedTokens = 0;
+  constructor(private readonly pNeed: number, private readonly pKeep: number[]) {}
+  async decide(tokens: number[]): Promise<BinaryDecision> {
+    this.calls.push({ op: 'decide', tokens });
+    return { probabilityFirst: this.pNeed, logitFirst: 0, logitSecond: 0 };
+  }
+  async decideSequence(tokens: number[], _a: number, _b: number, steps: number): Promise<BinaryDecision[]> {
+    this.calls.push({ op: 'select', tokens });
+    return this.pKeep.slice(0, steps).map((p) => ({ probabilityFirst: p, logitFirst: 0, logitSecond: 0 }));
+  }
+  async generate(tokens: number[], _options: GenerationOptions) {
+    this.calls.push({ op: 'generate', tokens });
+    return { text: 'x', tokens: [42], stoppedBy: 'eos' as const };
+  }
+  async logLikelihood(): Promise<number> { return 0; }
+  async dispose(): Promise<void> {}
+}
+
+const tokenizer = new LineTokenizer({ tokenize: (t) => [...t].map((c) => c.charCodeAt(0) + 1000) });
+
+function context(session: ScriptedSession, packedCount: number): PolicyContext & { retrievals: number } {
+  const packed: PackedChunk[] = Array.from({ length: packedCount }, (_, i) => ({
+    candidateIndex: i, text: `c${i}\n`, ids: tokenizer.text(`c${i}\n`), reduced: false,
+  }));
+  const ctx = {
+    retrievals: 0, layout: 'reposhapley' as const, session, special: IDS, signal: new AbortController().signal,
+    inFile: planPrompt('ab', 'cd', [], { prefixTokens: 100, suffixTokens: 100, chunkTokens: 100 }, tokenizer),
+    toIds: (segments: Parameters<typeof toTokenIds>[0]) => toTokenIds(segments, IDS),
+    generation: { maxTokens: 8, singleLine: true }, needThreshold: 0.5,
+    retrieveAndPack() { ctx.retrievals++; return { candidates: [], packed }; },
+  };
+  return ctx;
+}
+
+const IN_FILE = [1, 1097, 1098, 2, 1099, 1100];
+
+describe('policies', () => {
+  test('none never retrieves and generates from <PFX>Xp<SFX>Xs<DONE><MID>', async () => {
+    const session = new ScriptedSession(0.9, []);
+    const ctx = context(session, 3);
+    const result = await noRetrievalPolicy.run(ctx);
+    expect(ctx.retrievals).toBe(0);
+    expect(session.calls).toEqual([{ op: 'generate', tokens: [...IN_FILE, 6, 3] }]);
+    expect(result.decision).toBe('done');
+  });
+
+  test('full keeps every packed chunk', async () => {
+    const session = new ScriptedSession(0.1, []);
+    const result = await fullRetrievalPolicy.run(context(session, 2));
+    expect(result.kept).toEqual([0, 1]);
+    expect(session.calls.map((c) => c.op)).toEqual(['generate']);
+    expect(session.calls[0]!.tokens.slice(IN_FILE.length)).toEqual([5, 10, 1099, 1048, 1010, 20, 11, 1099, 1049, 1010, 21, 6, 3]);
+  });
+
+  test('reposhapley below t_c answers DONE without retrieving (Algorithm 1 lines 4-8)', async () => {
+    const session = new ScriptedSession(0.2, []);
+    const ctx = context(session, 3);
+    const result = await createRepoShapleyPolicy().run(ctx);
+    expect(ctx.retrievals).toBe(0);
+    expect(result.decision).toBe('done');
+    expect(session.calls.map((c) => c.op)).toEqual(['decide', 'generate']);
+    expect(session.calls[0]!.tokens).toEqual(IN_FILE);
+  });
+
+  test('reposhapley at or above t_c selects per chunk and generates with the kept ones, renumbered', async () => {
+    const session = new ScriptedSession(0.5, [0.9, 0.3, 0.6]);
+    const result = await createRepoShapleyPolicy().run(context(session, 3));
+    expect(result.decision).toBe('need');
+    expect(result.kept).toEqual([0, 2]);
+    expect(session.calls.map((c) => c.op)).toEqual(['decide', 'select', 'generate']);
+    expect(session.calls[1]!.tokens.at(-1)).toBe(9);
+    const generation = session.calls[2]!.tokens.slice(IN_FILE.length);
+    expect(generation).toEqual([5, 10, 1099, 1048, 1010, 20, 11, 1099, 1050, 1010, 21, 6, 3]);
+  });
+
+  test('no-trigger ablation always retrieves', async () => {
+    const session = new ScriptedSession(0.0, [0.1]);
+    const result = await createRepoShapleyPolicy({ alwaysNeed: true }).run(context(session, 1));
+    expect(result.decision).toBe('need');
+    expect(result.kept).toEqual([]);
+    expect(session.calls.map((c) => c.op)).toEqual(['select', 'generate']);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Token budgets (in model tokens) for the prefix, the suffix and the packed chunks, each kept by
+ * whole lines: the prefix is cut from the left, the suffix from the right (RepoShapley §3.3(a)
+ * left-truncates the input context). Chunks are packed in rank order; one that does not fit is
+ * reduced to its signature before it is dropped (Rivet §3.4, Budget Shaping).
+ */
+import type { Candidate } from '../retrieval/types.js';
+import { LineTokenizer, splitKeepingNewlines } from './lineTokenizer.js';
+
+/** A span of text with its ids. */
+export interface TokenizedText {
+  text: string;
+  ids: number[];
+}
+
+/** A candidate as packed into the prompt. */
+export interface PackedChunk {
+  /** Index into the retrieved candidate list (0-based). */
+  candidateIndex: number;
+  /** Header line plus body (or signature), ending in '\n'. */
+  text: string;
+  ids: number[];
+  /** True when the body was reduced to the signature to fit the budget. */
+  reduced: boolean;
+}
+
+/** Chunks have delimiters only up to <C_10> (RepoShapley K = 10). */
+export const MAX_PACKED_CHUNKS = 10;
+
+/** The last whole lines of `prefix` that fit `budget`; the cursor line is always kept (its tail, if alone too long). */
+export function fitPrefix(prefix: string, budget: number, tokenizer: LineTokenizer): TokenizedText {
+  const pieces = splitKeepingNewlines(prefix);
+  const kept: number[][] = [];
+  let used = 0;
+  let first = pieces.length;
+  for (let i = pieces.length - 1; i >= 0; i--) {
+    const ids = tokenizer.piece(pieces[i]!);
+    if (used + ids.length > budget) {
+      if (i === pieces.length - 1) return tailOfLine(pieces[i]!, budget, tokenizer);
+      break;
+    }
+    kept.unshift(ids);
+    used += ids.length;
+    first = i;
+  }
+  return { text: pieces.slice(first).join(''), ids: kept.flat() };
+}
+
+/** The first whole lines of `suffix` that fit `budget`. */
+export function fitSuffix(suffix: string, budget: number, tokenizer: LineTokenizer): TokenizedText {
+  const ids: number[] = [];
+  let text = '';
+  for (const piece of splitKeepingNewlines(suffix)) {
+    const pieceIds = tokenizer.piece(piece);
+    if (ids.length + pieceIds.length > budget) break;
+    ids.push(...pieceIds);
+    text += piece;
+  }
+  return { text, ids };
+}
+
+/**
+ * Pack candidates in rank order within `budget` tokens, counting two delimiter tokens per chunk.
+ * `render` turns (header, body) into the chunk's text, so layouts can comment it out.
+ */
+export function packCandidates(
+  candidates: readonly Candidate[], budget: number, tokenizer: LineTokenizer,
+  render: (candidate: Candidate, body: string) => string = chunkBody,
+): PackedChunk[] {
+  const packed: PackedChunk[] = [];
+  let used = 0;
+  for (const [index, candidate] of candidates.entries()) {
+    if (packed.length === MAX_PACKED_CHUNKS) break;
+    const full = tokenizeChunk(render(candidate, candidate.text), tokenizer);
+    const fitted = used + full.ids.length + 2 <= budget ? { ...full, reduced: false }
+      : candidate.signature ? { ...tokenizeChunk(render(candidate, candidate.signature), tokenizer), reduced: true }
+        : undefined;
+    if (!fitted || used + fitted.ids.length + 2 > budget) continue;
+    packed.push({ candidateIndex: index, ...fitted });
+    used += fitted.ids.length + 2;
+  }
+  return packed;
+}
+
+/** The paper heads each chunk by its path; we add the line range so users can find it. */
+export function chunkBody(candidate: Candidate, body: string): string {
+  const { relPath, startLine } = candidate.chunk;
+  return `# ${relPath}:${startLine + 1}\n${body.endsWith('\n') ? body : body + '\n'}`;
+}
+
+function tokenizeChunk(text: string, tokenizer: LineTokenizer): TokenizedText {
+  return { text, ids: tokenizer.text(text) };
+}
+
+/**
+ * A cursor line longer than the whole budget (minified data, a giant literal): keep its tail.
+ * Code averages well under 4 characters per token, so the last 4 × budget characters hold
+ * at least `budget` tokens; the ids are cut to the budget.
+ */
+function tailOfLine(line: string, budget: number, tokenizer: LineTokenizer): TokenizedText {
+  if (budget <= 0) return { text: '', ids: [] };
+  const text = line.slice(-budget * 4);
+  return { text, ids: tokenizer.piece(text).slice(-budget) };
+}

@@ -1,0 +1,40 @@
+/**
+ * Plain fill-in-the-middle layout for models without RepoShapley's control tokens
+ * (StarCoder, CodeLlama, DeepSeek-Coder, Qwen2.5-Coder: all prefix-suffix-middle order).
+ * Cross-file chunks go before the prefix as Python comments, headed by their path, so the
+ * prefix stays valid code (the CrossCodeEval convention).
+ */
+import type { Candidate } from '../retrieval/types.js';
+import { fitPrefix, fitSuffix, packCandidates } from './budget.js';
+import type { LineTokenizer } from './lineTokenizer.js';
+import type { PromptPlan } from './sequences.js';
+import { special, type Segment } from './segments.js';
+import type { PromptBudgets } from '../../../shared/settings.js';
+
+/** Fit context and comment-rendered candidates to the budgets. */
+export function planPlainFim(
+  prefix: string, suffix: string, candidates: readonly Candidate[], budgets: PromptBudgets, tokenizer: LineTokenizer,
+): PromptPlan {
+  return {
+    prefix: fitPrefix(prefix, budgets.prefixTokens, tokenizer),
+    suffix: fitSuffix(suffix, budgets.suffixTokens, tokenizer),
+    packed: packCandidates(candidates, budgets.chunkTokens, tokenizer, commentedChunk),
+  };
+}
+
+/** <PFX>[chunks as comments]Xp<SFX>Xs<MID>, using the packed chunks whose indexes are in `kept`. */
+export function plainFimSegments(plan: PromptPlan, kept: readonly number[]): Segment[] {
+  const chunks: Segment[] = kept.map((i) => {
+    const chunk = plan.packed[i]!;
+    return { kind: 'text', text: chunk.text, ids: chunk.ids };
+  });
+  return [
+    special('PFX'), ...chunks, { kind: 'text', text: plan.prefix.text, ids: plan.prefix.ids },
+    special('SFX'), { kind: 'text', text: plan.suffix.text, ids: plan.suffix.ids }, special('MID'),
+  ];
+}
+
+function commentedChunk(candidate: Candidate, body: string): string {
+  const lines = body.replace(/\n$/, '').split('\n').map((line) => (line ? `# ${line}` : '#'));
+  return `# Context from ${candidate.chunk.relPath}:${candidate.chunk.startLine + 1}\n${lines.join('\n')}\n`;
+}

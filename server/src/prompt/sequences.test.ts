@@ -1,0 +1,113 @@
+import { describe, expect, test } from 'vitest';
+import type { SpecialTokenIds } from '../model/completionModel.js';
+import type { Candidate } from '../retrieval/types.js';
+import { LineTokenizer } from './lineTokenizer.js';
+import { planPlainFim, plainFimSegments } from './plainFim.js';
+import { renderSegments, toTokenIds, countTokens, MissingSpecialTokenError } from './segments.js';
+import {
+  formatOneSegments, generationSegments, noRetrievalSegments, planPrompt, selectionSegments, withTarget,
+} from './sequences.js';
+
+/** A deterministic stand-in tokenizer: one token per word or run of spaces, one per newline. */
+const wordTokenizer = { tokenize: (text: string) => (text.match(/\s+|[^\s]+/g) ?? []).map((t) => t.length) };
+
+const PREFIX = [
+  'import os',
+  'from .session import Session',
+  '',
+  'def fetch(url):',
+  '    session = Session()',
+  '    return session.',
+].join('\n');
+const SUFFIX = '\n\n\ndef other():\n    pass\n';
+
+function candidate(relPath: string, startLine: number, text: string, signature?: string): Candidate {
+  const endLine = startLine + text.split('\n').length;
+  return {
+    chunk: { id: `${relPath}:window:${startLine}-${endLine}`, relPath, kind: 'window', startLine, endLine },
+    text, sources: ['jaccard'], score: 1, signature,
+  };
+}
+
+const CANDIDATES = [
+  candidate('pkg/session.py', 9, 'class Session:\n    def get(self, url):\n        return self.request("GET", url)'),
+  candidate('pkg/adapters.py', 0, 'def send(request):\n    ' + 'x = 1\n    '.repeat(40) + 'return x', 'def send(request):'),
+  candidate('pkg/util.py', 3, 'def helper():\n    return 42'),
+];
+
+const BUDGETS = { prefixTokens: 1000, suffixTokens: 1000, chunkTokens: 60 };
+
+describe('RepoShapley sequences (golden)', () => {
+  const plan = planPrompt(PREFIX, SUFFIX, CANDIDATES, BUDGETS, new LineTokenizer(wordTokenizer));
+
+  test.each([
+    ['selection', () => selectionSegments(plan)],
+    ['generation-kept-1-3', () => generationSegments(plan, [0, 2])],
+    ['no-retrieval', () => noRetrievalSegments(plan)],
+    ['format-one', () => formatOneSegments(plan, plan.packed.map((_, i) => i !== 1))],
+    ['format-two-target', () => withTarget(generationSegments(plan, [0]), { text: 'get(url)', ids: [3, 5] })],
+  ])('%s', async (name, build) => {
+    await expect(renderSegments(build())).toMatchFileSnapshot(`golden/reposhapley-${name}.txt`);
+  });
+
+  test('a chunk over budget is reduced to its signature before being dropped (Rivet §3.4)', () => {
+    expect(plan.packed.map((p) => [p.candidateIndex, p.reduced])).toEqual([[0, false], [1, true], [2, false]]);
+  });
+
+  test('plain FIM layout comments chunks out before the prefix', async () => {
+    const plain = planPlainFim(PREFIX, SUFFIX, CANDIDATES, BUDGETS, new LineTokenizer(wordTokenizer));
+    const kept = plain.packed.map((_, i) => i);
+    await expect(renderSegments(plainFimSegments(plain, kept))).toMatchFileSnapshot('golden/plain-fim-full.txt');
+  });
+});
+
+describe('budgets keep whole lines', () => {
+  const tokenizer = new LineTokenizer(wordTokenizer);
+
+  test('prefix is cut from the left, the cursor line always kept', () => {
+    const plan = planPrompt('a b\nc d\ne f\ng', '', [], { ...BUDGETS, prefixTokens: 9 }, tokenizer);
+    expect(plan.prefix.text).toBe('c d\ne f\ng');
+    expect(plan.prefix.ids.length).toBe(9);
+  });
+
+  test('suffix is cut from the right', () => {
+    const plan = planPrompt('x', ' y\nz w\nq r\n', [], { ...BUDGETS, suffixTokens: 7 }, tokenizer);
+    expect(plan.suffix.text).toBe(' y\nz w\n');
+  });
+
+  test('a cursor line longer than the budget keeps its tail', () => {
+    const long = 'word '.repeat(100);
+    const plan = planPrompt(long, '', [], { ...BUDGETS, prefixTokens: 10 }, tokenizer);
+    expect(plan.prefix.ids.length).toBe(10);
+    expect(long.endsWith(plan.prefix.text)).toBe(true);
+  });
+
+  test('ids are the concatenation of per-line ids', () => {
+    expect(tokenizer.text('a b\nc')).toEqual([...wordTokenizer.tokenize('a b\n'), ...wordTokenizer.tokenize('c')]);
+  });
+});
+
+describe('token ids', () => {
+  const ids: SpecialTokenIds = {
+    fimPrefix: 100, fimSuffix: 101, fimMiddle: 102, endOfText: 103, need: 104, done: 105, keep: 106, drop: 107,
+    select: 108, chunkOpen: Array.from({ length: 10 }, (_, i) => 110 + i), chunkClose: Array.from({ length: 10 }, (_, i) => 120 + i),
+  };
+  const plan = planPrompt('a b', 'c', CANDIDATES.slice(0, 1), BUDGETS, new LineTokenizer(wordTokenizer));
+
+  test('specials map to their ids and text to its ids', () => {
+    const segments = noRetrievalSegments(plan);
+    expect(toTokenIds(segments, ids)).toEqual([100, 1, 1, 1, 101, 1, 105, 102]);
+    expect(countTokens(segments)).toBe(8);
+  });
+
+  test('selection uses <C_1> and </C_1> around the first chunk', () => {
+    const tokens = toTokenIds(selectionSegments(plan), ids);
+    expect(tokens.slice(7, 8)).toEqual([110]);
+    expect(tokens.at(-2)).toBe(120);
+    expect(tokens.at(-1)).toBe(108);
+  });
+
+  test('a layout needing a token the model lacks is a bug, reported clearly', () => {
+    expect(() => toTokenIds(selectionSegments(plan), { ...ids, need: undefined })).toThrow(MissingSpecialTokenError);
+  });
+});

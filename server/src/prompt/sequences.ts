@@ -1,0 +1,72 @@
+/**
+ * The one definition of RepoShapley's serialized sequences (§3.4, Algorithm 1):
+ *   selection      <PFX>Xp<SFX>Xs<NEED>Pack(Xcc)<SELECT>
+ *   generation     <PFX>Xp<SFX>Xs<NEED>Pack(kept)<DONE><MID>
+ *   no-retrieval   <PFX>Xp<SFX>Xs<DONE><MID>
+ * with Pack = <C_1>cc_1</C_1> … <C_K>cc_K</C_K>, and the training formats that append targets.
+ * Kept chunks are renumbered <C_1>..<C_m> in their original order in the generation format.
+ */
+import type { Candidate } from '../retrieval/types.js';
+import { packCandidates, fitPrefix, fitSuffix, type PackedChunk, type TokenizedText } from './budget.js';
+import type { LineTokenizer } from './lineTokenizer.js';
+import { special, type Segment } from './segments.js';
+import type { PromptBudgets } from '../../../shared/settings.js';
+
+/** In-file context and packed candidates, fitted to the budgets; the input of every format. */
+export interface PromptPlan {
+  prefix: TokenizedText;
+  suffix: TokenizedText;
+  /** Packed candidates (those that fit), in rank order. */
+  packed: PackedChunk[];
+}
+
+/** Fit the in-file context and the candidates to the budgets. */
+export function planPrompt(
+  prefix: string, suffix: string, candidates: readonly Candidate[], budgets: PromptBudgets, tokenizer: LineTokenizer,
+): PromptPlan {
+  return {
+    prefix: fitPrefix(prefix, budgets.prefixTokens, tokenizer),
+    suffix: fitSuffix(suffix, budgets.suffixTokens, tokenizer),
+    packed: packCandidates(candidates, budgets.chunkTokens, tokenizer),
+  };
+}
+
+const text = (t: TokenizedText): Segment => ({ kind: 'text', text: t.text, ids: t.ids });
+
+/** X = <PFX>Xp<SFX>Xs: evaluated once and reused by every step (Algorithm 1 line 2). */
+export function inFileSegments(plan: PromptPlan): Segment[] {
+  return [special('PFX'), text(plan.prefix), special('SFX'), text(plan.suffix)];
+}
+
+/** Pack(chunks), numbering them <C_1>.. in the given order. */
+export function packSegments(chunks: readonly PackedChunk[]): Segment[] {
+  return chunks.flatMap((chunk, i) => [
+    special(`C_${i + 1}`), { kind: 'text', text: chunk.text, ids: chunk.ids } as Segment, special(`/C_${i + 1}`),
+  ]);
+}
+
+/** Format-1 prompt up to <SELECT> (Algorithm 1 line 14). */
+export function selectionSegments(plan: PromptPlan): Segment[] {
+  return [...inFileSegments(plan), special('NEED'), ...packSegments(plan.packed), special('SELECT')];
+}
+
+/** Generation prompt with the kept chunks (Algorithm 1 lines 20–22). `kept` indexes plan.packed. */
+export function generationSegments(plan: PromptPlan, kept: readonly number[]): Segment[] {
+  const chunks = kept.map((i) => plan.packed[i]!);
+  return [...inFileSegments(plan), special('NEED'), ...packSegments(chunks), special('DONE'), special('MID')];
+}
+
+/** No-retrieval prompt (Algorithm 1 line 7). */
+export function noRetrievalSegments(plan: PromptPlan): Segment[] {
+  return [...inFileSegments(plan), special('DONE'), special('MID')];
+}
+
+/** Format-1 training sequence: selection prompt, q_1..q_K, <DONE> (§3.4). */
+export function formatOneSegments(plan: PromptPlan, keep: readonly boolean[]): Segment[] {
+  return [...selectionSegments(plan), ...keep.map((k) => special(k ? 'KEEP' : 'DROP')), special('DONE')];
+}
+
+/** Format-2 / no-retrieval training sequence: the prompt, then Y and end-of-text. */
+export function withTarget(prompt: readonly Segment[], target: TokenizedText): Segment[] {
+  return [...prompt, text(target), special('EOT')];
+}

@@ -1,0 +1,114 @@
+/**
+ * Candidate retrieval: lexical windows (Jaccard, the paper's retriever, and BM25) fused with
+ * Rivet's structural links by weighted reciprocal-rank fusion, deduplicated, top-K.
+ * Query = the last w lines of the prefix (RepoShapley A.4, Q = Xp[-w:]).
+ */
+import type { Chunk, IndexView } from '../indexing/types.js';
+import type { LexicalIndex, WindowScore } from './lexicalIndex.js';
+import {
+  definitionCandidates, importCandidates, namesAroundCursor, usageCandidates, type RankedCandidate,
+} from './structural.js';
+import type { Candidate, CandidateSource, RetrievalOptions, RetrievalQuery } from './types.js';
+
+/** Reciprocal-rank-fusion constant (Cormack et al.'s 60). */
+const RRF_K = 60;
+
+/** How much each source's ranking counts. Jaccard is the paper's retriever; definitions are Rivet's strongest evidence. */
+const SOURCE_WEIGHTS: Record<CandidateSource, number> = {
+  jaccard: 1.0, bm25: 0.8, definition: 1.2, import: 0.6, usage: 0.6,
+};
+
+/** How deep each source's ranking is read, as a multiple of K. */
+const DEPTH_PER_K = 3;
+
+/** Two chunks of one file sharing more than this fraction of the smaller are one candidate. */
+const OVERLAP_MERGE_RATIO = 0.5;
+
+export class Retriever {
+  constructor(private readonly view: IndexView, private readonly lexical: LexicalIndex) {}
+
+  /** Top-K candidates for a cursor, best first, deterministic. */
+  retrieve(query: RetrievalQuery, options: RetrievalOptions): Candidate[] {
+    const isExcluded = cursorRegionFilter(query, options.windowLines);
+    const depth = options.topK * DEPTH_PER_K;
+    const queryText = query.prefixLines.slice(-options.windowLines).join('\n');
+    const scores = this.lexical.score(queryText, isExcluded);
+    const rankings: RankedCandidate[][] = [
+      this.lexicalRanking(scores, 'jaccard', depth),
+      this.lexicalRanking(scores, 'bm25', depth),
+      definitionCandidates(this.view, query, namesAroundCursor(query, options.windowLines), isExcluded).slice(0, depth),
+      importCandidates(this.view, query, isExcluded).slice(0, depth),
+      usageCandidates(this.view, query, isExcluded).slice(0, depth),
+    ];
+    return fuse(rankings).slice(0, options.topK);
+  }
+
+  private lexicalRanking(scores: WindowScore[], source: 'jaccard' | 'bm25', depth: number): RankedCandidate[] {
+    const ranked = topN(
+      scores.filter((s) => s[source] > 0), depth,
+      (a, b) => b[source] - a[source] || compareChunks(a.chunk, b.chunk),
+    );
+    return ranked.map((s) => ({ chunk: s.chunk, text: this.view.chunkText(s.chunk), sources: [source], source }));
+  }
+}
+
+/**
+ * Excludes chunks of the document itself that overlap the cursor's region
+ * [cursorLine - w, cursorLine + w): that text is already in the prompt's prefix and suffix.
+ */
+export function cursorRegionFilter(query: RetrievalQuery, windowLines: number): (chunk: Chunk) => boolean {
+  const regionStart = query.cursorLine - windowLines;
+  const regionEnd = query.cursorLine + windowLines;
+  return (chunk) => chunk.relPath === query.relPath && chunk.startLine < regionEnd && chunk.endLine > regionStart;
+}
+
+/** Weighted reciprocal-rank fusion with overlap merging; ordered by score, then path and line. */
+export function fuse(rankings: RankedCandidate[][]): Candidate[] {
+  const merged: Candidate[] = [];
+  for (const ranking of rankings) {
+    ranking.forEach((ranked, rank) => {
+      const score = SOURCE_WEIGHTS[ranked.source] / (RRF_K + rank + 1);
+      const twin = merged.find((c) => overlaps(c.chunk, ranked.chunk));
+      if (twin) return absorb(twin, ranked, score);
+      merged.push({ chunk: ranked.chunk, text: ranked.text, sources: [ranked.source], score, signature: ranked.signature });
+    });
+  }
+  return merged.sort((a, b) => b.score - a.score || compareChunks(a.chunk, b.chunk));
+}
+
+function absorb(twin: Candidate, ranked: RankedCandidate, score: number): void {
+  twin.score += score;
+  if (!twin.sources.includes(ranked.source)) twin.sources.push(ranked.source);
+  // A structural chunk (a whole definition) is a better unit than a window cutting through it.
+  if (twin.chunk.kind === 'window' && ranked.chunk.kind !== 'window') {
+    twin.chunk = ranked.chunk;
+    twin.text = ranked.text;
+    twin.signature = ranked.signature;
+  }
+}
+
+function overlaps(a: Chunk, b: Chunk): boolean {
+  if (a.relPath !== b.relPath) return false;
+  const shared = Math.min(a.endLine, b.endLine) - Math.max(a.startLine, b.startLine);
+  if (shared <= 0) return false;
+  const smaller = Math.min(a.endLine - a.startLine, b.endLine - b.startLine);
+  return shared / smaller > OVERLAP_MERGE_RATIO;
+}
+
+/** Deterministic tie-break: path, then start line, then end line. */
+export function compareChunks(a: Chunk, b: Chunk): number {
+  return a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : a.startLine - b.startLine || a.endLine - b.endLine;
+}
+
+/** The n smallest items under `compare`, sorted; O(items × n) but n is ~30 and items can be 25k. */
+export function topN<T>(items: readonly T[], n: number, compare: (a: T, b: T) => number): T[] {
+  const best: T[] = [];
+  for (const item of items) {
+    if (best.length === n && compare(item, best[n - 1]!) >= 0) continue;
+    let at = best.length;
+    while (at > 0 && compare(item, best[at - 1]!) < 0) at--;
+    best.splice(at, 0, item);
+    if (best.length > n) best.pop();
+  }
+  return best;
+}

@@ -1,0 +1,108 @@
+/**
+ * Rivet-style structural candidates (Rivet §3.3, Utility Linking): definitions of names used
+ * around the cursor, definitions of names the current file imports, and usage sites of the
+ * function that encloses the cursor. Each list is ranked; fusion happens in retriever.ts.
+ */
+import type { Chunk, Definition, FileIndex, IndexView } from '../indexing/types.js';
+import { identifierTokens } from './tokens.js';
+import type { Candidate, CandidateSource, RetrievalQuery } from './types.js';
+
+/** Definitions per name: more are usually overloads in unrelated modules, i.e. noise. */
+const MAX_DEFINITIONS_PER_NAME = 3;
+/** Lines of context shown around a usage site. */
+const USAGE_CONTEXT_BEFORE = 3;
+const USAGE_CONTEXT_AFTER = 4;
+/** Usage sites listed for the enclosing function. */
+const MAX_USAGES = 6;
+/** Lines after the cursor whose names also count as "around the cursor". */
+const SUFFIX_LINES_FOR_NAMES = 3;
+
+/** A ranked structural candidate before fusion. */
+export interface RankedCandidate extends Omit<Candidate, 'score'> {
+  source: CandidateSource;
+}
+
+/** Names used around the cursor, nearest to the cursor first. */
+export function namesAroundCursor(query: RetrievalQuery, windowLines: number): string[] {
+  const before = query.prefixLines.slice(-windowLines).join('\n');
+  const after = query.suffixText.split('\n', SUFFIX_LINES_FOR_NAMES).join('\n');
+  const ordered = [...identifierTokens(before).reverse(), ...identifierTokens(after)];
+  return [...new Set(ordered)];
+}
+
+/** Definitions of names used around the cursor, preferring files the document imports. */
+export function definitionCandidates(
+  view: IndexView, query: RetrievalQuery, names: string[], isExcluded: (c: Chunk) => boolean,
+): RankedCandidate[] {
+  const imported = new Set((query.file?.imports ?? []).flatMap((i) => (i.resolvedPath ? [i.resolvedPath] : [])));
+  const result: RankedCandidate[] = [];
+  for (const name of names) {
+    const definitions = [...view.definitionsNamed(name)]
+      .sort((a, b) => Number(imported.has(b.relPath)) - Number(imported.has(a.relPath)))
+      .slice(0, MAX_DEFINITIONS_PER_NAME);
+    for (const definition of definitions) {
+      const candidate = definitionCandidate(view, definition, 'definition');
+      if (candidate && !isExcluded(candidate.chunk)) result.push(candidate);
+    }
+  }
+  return result;
+}
+
+/** Definitions the document imports by name (`from m import a`), in import order. */
+export function importCandidates(
+  view: IndexView, query: RetrievalQuery, isExcluded: (c: Chunk) => boolean,
+): RankedCandidate[] {
+  const result: RankedCandidate[] = [];
+  for (const record of query.file?.imports ?? []) {
+    if (!record.resolvedPath) continue;
+    for (const { name } of record.names) {
+      const definition = view.definitionsNamed(name).find(
+        (d) => d.relPath === record.resolvedPath && d.qualifiedName === name,
+      );
+      const candidate = definition && definitionCandidate(view, definition, 'import');
+      if (candidate && !isExcluded(candidate.chunk)) result.push(candidate);
+    }
+  }
+  return result;
+}
+
+/** Call sites of the function enclosing the cursor, in other places of the workspace. */
+export function usageCandidates(
+  view: IndexView, query: RetrievalQuery, isExcluded: (c: Chunk) => boolean,
+): RankedCandidate[] {
+  const enclosing = enclosingDefinition(query.file, query.cursorLine);
+  if (!enclosing) return [];
+  const result: RankedCandidate[] = [];
+  for (const site of view.referencesTo(enclosing.name)) {
+    const file = view.file(site.relPath);
+    if (!file) continue;
+    const startLine = Math.max(0, site.line - USAGE_CONTEXT_BEFORE);
+    const endLine = Math.min(file.lines.length, site.line + USAGE_CONTEXT_AFTER);
+    const chunk: Chunk = { id: `${site.relPath}:window:${startLine}-${endLine}`, relPath: site.relPath, kind: 'window', startLine, endLine };
+    if (isExcluded(chunk)) continue;
+    result.push({ chunk, text: view.chunkText(chunk), sources: ['usage'], source: 'usage' });
+    if (result.length >= MAX_USAGES) break;
+  }
+  return result;
+}
+
+/** The innermost function or class whose lines contain `line`. */
+export function enclosingDefinition(file: FileIndex | undefined, line: number): Definition | undefined {
+  let best: Definition | undefined;
+  for (const definition of file?.definitions ?? []) {
+    if (definition.startLine > line || line >= definition.endLine) continue;
+    if (!best || definition.startLine >= best.startLine) best = definition;
+  }
+  return best;
+}
+
+function definitionCandidate(view: IndexView, definition: Definition, source: CandidateSource): RankedCandidate | undefined {
+  const file = view.file(definition.relPath);
+  if (!file) return undefined;
+  const chunk = file.structural.find(
+    (c) => c.symbol === definition.qualifiedName && c.kind === definition.kind && (c.part?.index ?? 1) === 1,
+  );
+  if (!chunk) return undefined;
+  const signature = definition.docstring ? `${definition.signature}\n    """${definition.docstring}"""` : definition.signature;
+  return { chunk, text: view.chunkText(chunk), sources: [source], source, signature };
+}

@@ -1,0 +1,35 @@
+/**
+ * Identifier tokenization shared by the Jaccard and BM25 retrievers.
+ * RepoShapley §4.1 retrieves with Jaccard similarity over token sets; we use identifier tokens
+ * (keywords removed: every Python window has them, so they only add noise to both scores).
+ */
+
+const IDENTIFIER = /[\p{L}_][\p{L}\p{N}_]*/gu;
+
+const PYTHON_KEYWORDS = new Set([
+  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue',
+  'def', 'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in',
+  'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with', 'yield',
+]);
+
+/** Identifier tokens of `text` in order of appearance, keywords excluded. */
+export function identifierTokens(text: string): string[] {
+  const tokens: string[] = [];
+  for (const match of text.matchAll(IDENTIFIER)) {
+    if (!PYTHON_KEYWORDS.has(match[0])) tokens.push(match[0]);
+  }
+  return tokens;
+}
+
+/** Term frequencies of the identifier tokens of `text`. */
+export function termFrequencies(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const token of identifierTokens(text)) counts.set(token, (counts.get(token) ?? 0) + 1);
+  return counts;
+}
+
+/** Jaccard similarity |A ∩ B| / |A ∪ B| of two sets given their sizes and intersection size. */
+export function jaccardFromCounts(intersection: number, sizeA: number, sizeB: number): number {
+  const union = sizeA + sizeB - intersection;
+  return union === 0 ? 0 : intersection / union;
+}
