@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Model and stdio tests spawn real processes; two cores are all we have.
     maxWorkers: 2,
+    // Builds dist/ when sources are newer: stdio tests spawn the built server, as editors do.
+    globalSetup: ['test/globalSetup.ts'],
   },
 });

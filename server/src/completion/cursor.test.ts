@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { isBlockPosition, splitAtCursor, trimSuffixOverlap } from './cursor.js';
-import { applyEdit, offsetAt } from './openDocuments.js';
+
 
 describe('splitAtCursor', () => {
   test.each([
@@ -15,7 +15,7 @@ describe('splitAtCursor', () => {
   });
 
   test('UTF-16 code units, as LSP positions', () => {
-    expect(offsetAt('a😀b', { line: 0, character: 3 })).toBe(3);
+    expect(splitAtCursor('a😀b', { line: 0, character: 3 }).prefix).toBe('a😀');
   });
 });
 
@@ -36,15 +36,5 @@ describe('trimSuffixOverlap', () => {
   });
   test('keeps completions that do not overlap', () => {
     expect(trimSuffixOverlap('foo(a)', ' # comment\n')).toBe('foo(a)');
-  });
-});
-
-describe('applyEdit', () => {
-  test('reversed and out-of-range ranges are clamped, never thrown', () => {
-    const edit = { range: { start: { line: 5, character: 0 }, end: { line: 0, character: 1 } }, text: 'Z' };
-    expect(applyEdit('abc\ndef', edit)).toBe('aZ');
-  });
-  test('a missing range replaces the whole text', () => {
-    expect(applyEdit('abc', { text: 'x' })).toBe('x');
   });
 });

@@ -2,7 +2,7 @@
  * Splitting a document at the cursor, and the stop rules that follow from where the cursor is.
  * Prompts always use LF; completions are returned in the document's own line ending.
  */
-import { offsetAt } from './openDocuments.js';
+import { clampedOffset } from '../indexing/textEdits.js';
 
 export interface CursorSplit {
   /** Text before the cursor, LF line endings. */
@@ -16,7 +16,7 @@ export interface CursorSplit {
 
 /** Split `text` at a (possibly out-of-range) position; the position is clamped. */
 export function splitAtCursor(text: string, position: { line: number; character: number }): CursorSplit {
-  const offset = offsetAt(text, position);
+  const offset = clampedOffset(text, position);
   const usesCrlf = text.includes('\r\n');
   const prefix = normalizeEol(text.slice(0, offset));
   return { prefix, suffix: normalizeEol(text.slice(offset)), line: countLines(prefix), usesCrlf };

@@ -5,6 +5,7 @@
  * from their own text only.
  */
 import { fileURLToPath } from 'node:url';
+import { applyDocumentEdit } from '../indexing/textEdits.js';
 import type { DocumentEdit } from './engine.js';
 
 export interface OpenDocument {
@@ -28,7 +29,7 @@ export class OpenDocuments {
   change(uri: string, edits: readonly DocumentEdit[], version: number): OpenDocument | undefined {
     const document = this.documents.get(uri);
     if (!document) return undefined;
-    for (const edit of edits) document.text = applyEdit(document.text, edit);
+    for (const edit of edits) document.text = applyDocumentEdit(document.text, edit).text;
     document.version = version;
     return document;
   }
@@ -52,29 +53,4 @@ export function uriToPath(uri: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Apply one edit; out-of-range and reversed positions are clamped, never thrown. */
-export function applyEdit(text: string, edit: DocumentEdit): string {
-  if (!edit.range) return edit.text;
-  let start = offsetAt(text, edit.range.start);
-  let end = offsetAt(text, edit.range.end);
-  if (end < start) [start, end] = [end, start];
-  return text.slice(0, start) + edit.text + text.slice(end);
-}
-
-/** Offset of a (line, character) position, clamped into the text (UTF-16 code units, as LSP). */
-export function offsetAt(text: string, position: { line: number; character: number }): number {
-  let lineStart = 0;
-  const line = Math.max(0, Math.floor(position.line) || 0);
-  for (let i = 0; i < line; i++) {
-    const next = text.indexOf('\n', lineStart);
-    if (next === -1) return text.length;
-    lineStart = next + 1;
-  }
-  let lineEnd = text.indexOf('\n', lineStart);
-  if (lineEnd === -1) lineEnd = text.length;
-  if (lineEnd > lineStart && text[lineEnd - 1] === '\r') lineEnd--;
-  const character = Math.max(0, Math.floor(position.character) || 0);
-  return Math.min(lineStart + character, lineEnd);
 }

@@ -73,7 +73,20 @@ export function fuse(rankings: RankedCandidate[][]): Candidate[] {
       merged.push({ chunk: ranked.chunk, text: ranked.text, sources: [ranked.source], score, signature: ranked.signature });
     });
   }
-  return merged.sort((a, b) => b.score - a.score || compareChunks(a.chunk, b.chunk));
+  merged.sort((a, b) => b.score - a.score || compareChunks(a.chunk, b.chunk));
+  return withoutRedundant(merged);
+}
+
+/**
+ * Absorbing can turn a window into the definition it overlaps, which may now cover another
+ * window already listed: keep only the better-ranked of such pairs so top-K stays diverse.
+ */
+function withoutRedundant(sorted: Candidate[]): Candidate[] {
+  const kept: Candidate[] = [];
+  for (const candidate of sorted) {
+    if (!kept.some((k) => overlaps(k.chunk, candidate.chunk))) kept.push(candidate);
+  }
+  return kept;
 }
 
 function absorb(twin: Candidate, ranked: RankedCandidate, score: number): void {
@@ -103,6 +116,7 @@ export function compareChunks(a: Chunk, b: Chunk): number {
 /** The n smallest items under `compare`, sorted; O(items × n) but n is ~30 and items can be 25k. */
 export function topN<T>(items: readonly T[], n: number, compare: (a: T, b: T) => number): T[] {
   const best: T[] = [];
+  if (n <= 0) return best;
   for (const item of items) {
     if (best.length === n && compare(item, best[n - 1]!) >= 0) continue;
     let at = best.length;

@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { WorkspaceIndex } from '../indexing/workspaceIndex.js';
+import { LexicalIndex } from './lexicalIndex.js';
+import { Retriever, topN } from './retriever.js';
+import type { RetrievalQuery } from './types.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test/fixtures/retrieval-ws');
+
+let index: WorkspaceIndex;
+let retriever: Retriever;
+
+beforeAll(async () => {
+  index = new WorkspaceIndex({ windowLines: 8, windowStride: 4 });
+  const lexical = new LexicalIndex(index);
+  index.onDidChange((changes) => lexical.applyChanges(changes));
+  await index.indexRoots([ROOT]);
+  retriever = new Retriever(index, lexical);
+});
+
+/** A query at `line` (0-based) of an indexed file, the cursor after `column` characters of that line. */
+function queryAt(relPath: string, line: number, column: number): RetrievalQuery {
+  const file = index.file(relPath)!;
+  const prefixLines = [...file.lines.slice(0, line), file.lines[line]!.slice(0, column)];
+  const suffixText = [file.lines[line]!.slice(column), ...file.lines.slice(line + 1)].join('\n');
+  return { file, relPath, prefixLines, suffixText, cursorLine: line };
+}
+
+function summarize(query: RetrievalQuery, topK = 10): string {
+  return retriever.retrieve(query, { topK, windowLines: 8 })
+    .map((c) => `${c.chunk.relPath}:${c.chunk.startLine}-${c.chunk.endLine} ${c.chunk.kind} ${c.chunk.symbol ?? ''} [${c.sources.join(',')}]`.replace(/ +\[/, ' ['))
+    .join('\n') + '\n';
+}
+
+describe('golden rankings on the fixture workspace', () => {
+  test.each([
+    ['checkout-total', 'app/checkout.py', 10, 11],
+    ['report-with-tax', 'app/report.py', 6, 12],
+    ['cart-total-body', 'shop/cart.py', 30, 8],
+  ])('%s', async (name, relPath, line, column) => {
+    await expect(summarize(queryAt(relPath, line, column))).toMatchFileSnapshot(`golden/${name}.txt`);
+  });
+});
+
+describe('retrieval rules', () => {
+  test('a definition used at the cursor is retrieved from the file that defines it', () => {
+    const results = retriever.retrieve(queryAt('app/report.py', 6, 12), { topK: 10, windowLines: 8 });
+    const definition = results.find((c) => c.chunk.symbol === 'with_tax');
+    expect(definition?.chunk.relPath).toBe('shop/pricing.py');
+    expect(definition?.sources).toContain('definition');
+    expect(definition?.signature).toContain('def with_tax(amount, rate=TAX_RATE):');
+  });
+
+  test('usage sites of the enclosing function are candidates', () => {
+    const results = retriever.retrieve(queryAt('shop/pricing.py', 9, 4), { topK: 10, windowLines: 8 });
+    expect(results.some((c) => c.sources.includes('usage') && c.chunk.relPath === 'app/report.py')).toBe(true);
+  });
+
+  test("chunks overlapping the cursor's own region are excluded", () => {
+    const query = queryAt('shop/cart.py', 30, 8);
+    for (const candidate of retriever.retrieve(query, { topK: 10, windowLines: 8 })) {
+      const overlaps = candidate.chunk.relPath === 'shop/cart.py' && candidate.chunk.startLine < 38 && candidate.chunk.endLine > 22;
+      expect(overlaps, candidate.chunk.id).toBe(false);
+    }
+  });
+
+  test('ranking is deterministic and respects K', () => {
+    const query = queryAt('app/checkout.py', 10, 11);
+    expect(summarize(query, 3)).toBe(summarize(query, 3));
+    expect(retriever.retrieve(query, { topK: 3, windowLines: 8 })).toHaveLength(3);
+    expect(retriever.retrieve(query, { topK: 0, windowLines: 8 })).toHaveLength(0);
+  });
+
+  test('a query with no identifiers still answers (structural sources only, or nothing)', () => {
+    const results = retriever.retrieve({ prefixLines: ['   '], suffixText: '', cursorLine: 0 }, { topK: 10, windowLines: 8 });
+    expect(Array.isArray(results)).toBe(true);
+  });
+});
+
+test('topN keeps the n best in order', () => {
+  expect(topN([5, 1, 4, 2, 3, 1], 3, (a, b) => a - b)).toEqual([1, 1, 2]);
+  expect(topN([], 3, (a: number, b: number) => a - b)).toEqual([]);
+});
