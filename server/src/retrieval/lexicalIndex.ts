@@ -1,136 +1,273 @@
 /**
  * Inverted index over retrieval windows for Jaccard (RepoShapley §4.1) and BM25 scoring.
- * It listens to the workspace index and updates only the windows of the file that changed,
- * so a keystroke costs O(size of that file), never O(workspace).
+ *
+ * Built for keystrokes: it follows the workspace index's change events, and a changed file
+ * keeps the ids of its windows whose text did not change, so typing inside a line touches two
+ * windows. Windows that disappear are marked dead and skipped (and dropped from the posting
+ * lists a query walks); the lists are rebuilt only when dead entries outnumber live ones.
+ * Postings are typed arrays and scores accumulate in typed arrays: a query costs
+ * O(postings of its tokens), with no allocation per window.
  */
 import type { Chunk, FileChange, FileIndex, IndexView } from '../indexing/types.js';
+import { Postings } from './postings.js';
 import { termFrequencies } from './tokens.js';
 
 /** BM25 parameters (the usual Okapi defaults). */
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
+/** A token in more than this share of windows only scores windows found by rarer tokens. */
+const COMMON_TOKEN_SHARE = 0.05;
 
-interface WindowEntry {
+/** A window's score under one scorer. */
+export interface ScoredWindow {
   chunk: Chunk;
-  /** Distinct tokens, kept so the window can be removed after its file's text changed. */
-  tokens: string[];
-  /** Number of distinct identifier tokens (|W| for Jaccard). */
-  distinct: number;
-  /** Total identifier tokens (document length for BM25). */
+  score: number;
+}
+
+/** The best windows for a query under each lexical scorer, best first (ties: path, line). */
+export interface LexicalRankings {
+  jaccard: ScoredWindow[];
+  bm25: ScoredWindow[];
+}
+
+interface WindowTokens {
+  tokens: Int32Array;
+  tfs: Uint16Array;
   length: number;
 }
 
-/** A window's scores for one query. */
-export interface WindowScore {
-  chunk: Chunk;
-  jaccard: number;
-  bm25: number;
-}
-
 export class LexicalIndex {
-  private readonly windows: (WindowEntry | undefined)[] = [];
-  private readonly freeIds: number[] = [];
-  private readonly idsByFile = new Map<string, number[]>();
-  private readonly postings = new Map<string, Map<number, number>>();
+  private readonly tokenIds = new Map<string, number>();
+  private postings: Postings[] = [];
+  /** By window id; undefined once the window is dead. */
+  private chunks: (Chunk | undefined)[] = [];
+  private tokensOf: (WindowTokens | undefined)[] = [];
+  /** relPath -> window text -> window id, to keep the ids of unchanged windows. */
+  private readonly windowsByFile = new Map<string, Map<string, number>>();
+  private live = 0;
   private totalLength = 0;
-  private liveWindows = 0;
+  private liveEntries = 0;
+  private deadEntries = 0;
+  private bm25 = new Float64Array(0);
+  private shared = new Int32Array(0);
+  /** Token count of each window (BM25 document length), by id. */
+  private lengths = new Float64Array(0);
 
   constructor(private readonly view: IndexView) {}
 
+  get windowCount(): number {
+    return this.live;
+  }
+
   /** Apply index changes (wire this to the workspace index's change event). */
   applyChanges(changes: readonly FileChange[]): void {
-    for (const change of changes) {
-      this.removeFile(change.relPath);
-      if (change.after) this.addFile(change.after);
-    }
+    for (const change of changes) this.updateFile(change.relPath, change.after);
+    if (this.deadEntries > Math.max(100_000, this.liveEntries)) this.rebuildPostings();
   }
 
-  /** Index every file currently in the view (used after a full index). */
+  /** Index every file currently in the view. */
   rebuild(): void {
-    for (const relPath of [...this.idsByFile.keys()]) this.removeFile(relPath);
-    for (const file of this.view.files()) this.addFile(file);
+    for (const relPath of [...this.windowsByFile.keys()]) this.updateFile(relPath, undefined);
+    for (const file of this.view.files()) this.updateFile(file.relPath, file);
+    this.rebuildPostings();
   }
 
-  get windowCount(): number {
-    return this.liveWindows;
+  /** Top `depth` windows by Jaccard and by BM25 for `queryText`, skipping excluded ones. */
+  rank(queryText: string, depth: number, exclude: (chunk: Chunk) => boolean): LexicalRankings {
+    const queryTokens = [...termFrequencies(queryText).keys()];
+    const query = queryTokens.flatMap((t) => {
+      const id = this.tokenIds.get(t);
+      return id === undefined ? [] : [id];
+    });
+    const querySize = queryTokens.length;
+    const touched = this.accumulate(query, depth);
+    const jaccard = new TopWindows(depth);
+    const bm25 = new TopWindows(depth);
+    for (const id of touched) {
+      const chunk = this.chunks[id]!;
+      const shared = this.shared[id]!;
+      const score = this.bm25[id]!;
+      this.shared[id] = 0;
+      this.bm25[id] = 0;
+      if (exclude(chunk)) continue;
+      const union = querySize + this.tokensOf[id]!.tokens.length - shared;
+      jaccard.offer(chunk, union === 0 ? 0 : shared / union);
+      bm25.offer(chunk, score);
+    }
+    return { jaccard: jaccard.sorted(), bm25: bm25.sorted() };
   }
 
   /**
-   * Score every window sharing at least one identifier with the query.
-   * `exclude` filters windows (e.g. those overlapping the cursor's own region).
+   * Walks the postings of the query's tokens (skipping dead windows), accumulating both scores.
+   * Candidates come from the query's rarer tokens; tokens in more than COMMON_TOKEN_SHARE of all
+   * windows (`self`, `i`) only add to windows already found, since a window that shares nothing
+   * but them cannot rank. If the rare tokens find fewer than `depth` windows, common tokens
+   * propose candidates too, so small workspaces still get full rankings.
    */
-  score(queryText: string, exclude: (chunk: Chunk) => boolean): WindowScore[] {
-    const query = termFrequencies(queryText);
-    const intersections = new Map<number, number>();
-    const bm25 = new Map<number, number>();
-    const avgLength = this.liveWindows === 0 ? 1 : this.totalLength / this.liveWindows;
-    for (const token of query.keys()) {
-      const posting = this.postings.get(token);
-      if (!posting) continue;
-      const idf = Math.log(1 + (this.liveWindows - posting.size + 0.5) / (posting.size + 0.5));
-      for (const [id, tf] of posting) {
-        const entry = this.windows[id]!;
-        intersections.set(id, (intersections.get(id) ?? 0) + 1);
-        const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * entry.length) / avgLength);
-        bm25.set(id, (bm25.get(id) ?? 0) + (idf * tf * (BM25_K1 + 1)) / norm);
+  private accumulate(queryTokens: number[], depth: number): number[] {
+    const touched: number[] = [];
+    const commonAt = Math.max(1, this.live * COMMON_TOKEN_SHARE);
+    const rare = queryTokens.filter((t) => this.postings[t]!.live <= commonAt);
+    const common = queryTokens.filter((t) => this.postings[t]!.live > commonAt);
+    for (const token of rare) this.addPosting(token, touched, true);
+    const proposeFromCommon = touched.length < depth;
+    for (const token of common) this.addPosting(token, touched, proposeFromCommon);
+    return touched;
+  }
+
+  private addPosting(token: number, touched: number[], mayPropose: boolean): void {
+    const { shared, bm25, lengths, chunks } = this;
+    const posting = this.postings[token]!;
+    const avgLength = this.live === 0 ? 1 : this.totalLength / this.live;
+    const idf = Math.log(1 + (this.live - posting.live + 0.5) / (posting.live + 0.5));
+    const lengthWeight = (BM25_K1 * BM25_B) / avgLength;
+    const base = BM25_K1 * (1 - BM25_B);
+    const { ids, tfs, size } = posting;
+    for (let i = 0; i < size; i++) {
+      const id = ids[i]!;
+      if (shared[id] === 0) {
+        if (!mayPropose || chunks[id] === undefined) continue;
+        touched.push(id);
+      }
+      const tf = tfs[i]!;
+      shared[id]! += 1;
+      bm25[id]! += (idf * tf * (BM25_K1 + 1)) / (tf + base + lengthWeight * lengths[id]!);
+    }
+  }
+
+  private updateFile(relPath: string, file: FileIndex | undefined): void {
+    const previous = this.windowsByFile.get(relPath) ?? new Map<string, number>();
+    const next = new Map<string, number>();
+    for (const chunk of file?.windows ?? []) {
+      const text = file!.lines.slice(chunk.startLine, chunk.endLine).join('\n');
+      const reused = previous.get(text);
+      if (reused !== undefined && !next.has(text)) {
+        previous.delete(text);
+        this.chunks[reused] = chunk;
+        next.set(text, reused);
+      } else if (!next.has(text)) {
+        const id = this.addWindow(chunk, text);
+        if (id !== undefined) next.set(text, id);
       }
     }
-    return this.collectScores(intersections, bm25, query.size, exclude);
+    for (const id of previous.values()) this.killWindow(id);
+    if (next.size > 0) this.windowsByFile.set(relPath, next);
+    else this.windowsByFile.delete(relPath);
   }
 
-  private collectScores(
-    intersections: Map<number, number>, bm25: Map<number, number>, querySize: number,
-    exclude: (chunk: Chunk) => boolean,
-  ): WindowScore[] {
-    const scores: WindowScore[] = [];
-    for (const [id, shared] of intersections) {
-      const entry = this.windows[id]!;
-      if (exclude(entry.chunk)) continue;
-      const union = querySize + entry.distinct - shared;
-      scores.push({ chunk: entry.chunk, jaccard: union === 0 ? 0 : shared / union, bm25: bm25.get(id) ?? 0 });
+  private addWindow(chunk: Chunk, text: string): number | undefined {
+    const tf = termFrequencies(text);
+    if (tf.size === 0) return undefined;
+    const id = this.chunks.length;
+    const tokens = new Int32Array(tf.size);
+    const tfs = new Uint16Array(tf.size);
+    let length = 0;
+    let i = 0;
+    for (const [token, count] of tf) {
+      tokens[i] = this.internToken(token);
+      tfs[i] = Math.min(count, 65_535);
+      this.postings[tokens[i]!]!.push(id, count);
+      length += count;
+      i++;
     }
-    return scores;
+    this.chunks.push(chunk);
+    this.tokensOf.push({ tokens, tfs, length });
+    this.live++;
+    this.totalLength += length;
+    this.liveEntries += tf.size;
+    this.ensureAccumulators();
+    this.lengths[id] = length;
+    return id;
   }
 
-  private addFile(file: FileIndex): void {
-    const ids: number[] = [];
-    for (const chunk of file.windows) {
-      const tf = termFrequencies(file.lines.slice(chunk.startLine, chunk.endLine).join('\n'));
-      if (tf.size === 0) continue;
-      const id = this.freeIds.pop() ?? this.windows.length;
-      let length = 0;
-      for (const [token, count] of tf) {
-        length += count;
-        let posting = this.postings.get(token);
-        if (!posting) this.postings.set(token, (posting = new Map()));
-        posting.set(id, count);
-      }
-      this.windows[id] = { chunk, tokens: [...tf.keys()], distinct: tf.size, length };
-      this.totalLength += length;
-      this.liveWindows++;
-      ids.push(id);
+  private killWindow(id: number): void {
+    const tokens = this.tokensOf[id];
+    if (!tokens || !this.chunks[id]) return;
+    this.chunks[id] = undefined;
+    for (const token of tokens.tokens) this.postings[token]!.live--;
+    this.live--;
+    this.totalLength -= tokens.length;
+    this.liveEntries -= tokens.tokens.length;
+    this.deadEntries += tokens.tokens.length;
+  }
+
+  private internToken(token: string): number {
+    let id = this.tokenIds.get(token);
+    if (id === undefined) {
+      id = this.postings.length;
+      this.tokenIds.set(token, id);
+      this.postings.push(new Postings());
     }
-    this.idsByFile.set(file.relPath, ids);
+    return id;
   }
 
-  private removeFile(relPath: string): void {
-    const ids = this.idsByFile.get(relPath);
-    if (!ids) return;
-    for (const id of ids) this.removeWindow(id);
-    this.idsByFile.delete(relPath);
-  }
-
-  private removeWindow(id: number): void {
-    const entry = this.windows[id];
-    if (!entry) return;
-    for (const token of entry.tokens) {
-      const posting = this.postings.get(token);
-      posting?.delete(id);
-      if (posting?.size === 0) this.postings.delete(token);
+  /** Renumber live windows densely and rebuild every posting list. */
+  private rebuildPostings(): void {
+    const chunks: Chunk[] = [];
+    const tokensOf: WindowTokens[] = [];
+    const newId = new Map<number, number>();
+    this.chunks.forEach((chunk, id) => {
+      if (!chunk) return;
+      newId.set(id, chunks.length);
+      chunks.push(chunk);
+      tokensOf.push(this.tokensOf[id]!);
+    });
+    this.postings = this.postings.map(() => new Postings());
+    tokensOf.forEach((window, id) => window.tokens.forEach((token, i) => this.postings[token]!.push(id, window.tfs[i]!)));
+    for (const windows of this.windowsByFile.values()) {
+      for (const [text, id] of windows) windows.set(text, newId.get(id)!);
     }
-    this.totalLength -= entry.length;
-    this.liveWindows--;
-    this.windows[id] = undefined;
-    this.freeIds.push(id);
+    this.chunks = chunks;
+    this.tokensOf = tokensOf;
+    this.deadEntries = 0;
+    this.bm25 = new Float64Array(0);
+    this.shared = new Int32Array(0);
+    this.lengths = new Float64Array(0);
+    this.ensureAccumulators();
+    tokensOf.forEach((window, id) => (this.lengths[id] = window.length));
   }
+
+  private ensureAccumulators(): void {
+    if (this.shared.length >= this.chunks.length) return;
+    const capacity = Math.max(1024, this.chunks.length * 2);
+    const shared = new Int32Array(capacity);
+    shared.set(this.shared);
+    this.shared = shared;
+    const bm25 = new Float64Array(capacity);
+    bm25.set(this.bm25);
+    this.bm25 = bm25;
+    const lengths = new Float64Array(capacity);
+    lengths.set(this.lengths);
+    this.lengths = lengths;
+  }
+}
+
+/** Keeps the best `depth` windows offered, ordered by score then path and line. */
+class TopWindows {
+  private readonly best: ScoredWindow[] = [];
+
+  constructor(private readonly depth: number) {}
+
+  offer(chunk: Chunk, score: number): void {
+    if (score <= 0 || this.depth <= 0) return;
+    const best = this.best;
+    if (best.length === this.depth && compare(best[best.length - 1]!, chunk, score) <= 0) return;
+    let at = best.length;
+    while (at > 0 && compare(best[at - 1]!, chunk, score) > 0) at--;
+    best.splice(at, 0, { chunk, score });
+    if (best.length > this.depth) best.pop();
+  }
+
+  sorted(): ScoredWindow[] {
+    return this.best;
+  }
+}
+
+/** >0 when (chunk, score) ranks before `window`. */
+function compare(window: ScoredWindow, chunk: Chunk, score: number): number {
+  if (score !== window.score) return score > window.score ? 1 : -1;
+  const a = chunk.relPath;
+  const b = window.chunk.relPath;
+  if (a !== b) return a < b ? 1 : -1;
+  return window.chunk.startLine - chunk.startLine;
 }

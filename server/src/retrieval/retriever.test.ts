@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { WorkspaceIndex } from '../indexing/workspaceIndex.js';
 import { LexicalIndex } from './lexicalIndex.js';
-import { Retriever, topN } from './retriever.js';
+import { Retriever } from './retriever.js';
 import type { RetrievalQuery } from './types.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test/fixtures/retrieval-ws');
@@ -78,7 +78,3 @@ describe('retrieval rules', () => {
   });
 });
 
-test('topN keeps the n best in order', () => {
-  expect(topN([5, 1, 4, 2, 3, 1], 3, (a, b) => a - b)).toEqual([1, 1, 2]);
-  expect(topN([], 3, (a: number, b: number) => a - b)).toEqual([]);
-});

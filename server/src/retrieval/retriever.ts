@@ -4,7 +4,7 @@
  * Query = the last w lines of the prefix (RepoShapley A.4, Q = Xp[-w:]).
  */
 import type { Chunk, IndexView } from '../indexing/types.js';
-import type { LexicalIndex, WindowScore } from './lexicalIndex.js';
+import type { LexicalIndex, ScoredWindow } from './lexicalIndex.js';
 import {
   definitionCandidates, importCandidates, namesAroundCursor, usageCandidates, type RankedCandidate,
 } from './structural.js';
@@ -32,10 +32,10 @@ export class Retriever {
     const isExcluded = cursorRegionFilter(query, options.windowLines);
     const depth = options.topK * DEPTH_PER_K;
     const queryText = query.prefixLines.slice(-options.windowLines).join('\n');
-    const scores = this.lexical.score(queryText, isExcluded);
+    const lexical = this.lexical.rank(queryText, depth, isExcluded);
     const rankings: RankedCandidate[][] = [
-      this.lexicalRanking(scores, 'jaccard', depth),
-      this.lexicalRanking(scores, 'bm25', depth),
+      this.lexicalRanking(lexical.jaccard, 'jaccard'),
+      this.lexicalRanking(lexical.bm25, 'bm25'),
       definitionCandidates(this.view, query, namesAroundCursor(query, options.windowLines), isExcluded).slice(0, depth),
       importCandidates(this.view, query, isExcluded).slice(0, depth),
       usageCandidates(this.view, query, isExcluded).slice(0, depth),
@@ -43,13 +43,10 @@ export class Retriever {
     return fuse(rankings).slice(0, options.topK);
   }
 
-  private lexicalRanking(scores: WindowScore[], source: 'jaccard' | 'bm25', depth: number): RankedCandidate[] {
-    const ranked = topN(
-      scores.filter((s) => s[source] > 0), depth,
-      (a, b) => b[source] - a[source] || compareChunks(a.chunk, b.chunk),
-    );
-    return ranked.map((s) => ({ chunk: s.chunk, text: this.view.chunkText(s.chunk), sources: [source], source }));
+  private lexicalRanking(windows: ScoredWindow[], source: 'jaccard' | 'bm25'): RankedCandidate[] {
+    return windows.map((w) => ({ chunk: w.chunk, text: this.view.chunkText(w.chunk), sources: [source], source }));
   }
+
 }
 
 /**
@@ -113,16 +110,3 @@ export function compareChunks(a: Chunk, b: Chunk): number {
   return a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : a.startLine - b.startLine || a.endLine - b.endLine;
 }
 
-/** The n smallest items under `compare`, sorted; O(items × n) but n is ~30 and items can be 25k. */
-export function topN<T>(items: readonly T[], n: number, compare: (a: T, b: T) => number): T[] {
-  const best: T[] = [];
-  if (n <= 0) return best;
-  for (const item of items) {
-    if (best.length === n && compare(item, best[n - 1]!) >= 0) continue;
-    let at = best.length;
-    while (at > 0 && compare(item, best[at - 1]!) < 0) at--;
-    best.splice(at, 0, item);
-    if (best.length > n) best.pop();
-  }
-  return best;
-}
