@@ -1,0 +1,108 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { FakeEngine } from '../../../test/lsp/fakeEngine.js';
+import { silentLogger } from '../util/logger.js';
+import { NO_MODEL_HELP, positionProblem, runComplete } from './complete.js';
+import { formatStats, runIndex } from './indexCommand.js';
+import { EXIT_FAILURE, EXIT_NO_MODEL, EXIT_OK } from './output.js';
+
+function workspace(): { dir: string; file: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'reposhapley-cli-'));
+  writeFileSync(path.join(dir, 'pyproject.toml'), '');
+  const file = path.join(dir, 'm.py');
+  writeFileSync(file, 'import os\nos.path.\n');
+  return { dir, file };
+}
+
+function harness(engineOptions: ConstructorParameters<typeof FakeEngine>[0] = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const engines: FakeEngine[] = [];
+  const deps = {
+    logger: silentLogger,
+    output: { out: (line: string) => void out.push(line), err: (line: string) => void err.push(line) },
+    createEngine: ({ settings }: { settings?: object }) => {
+      const engine = new FakeEngine({ ...engineOptions, settings });
+      engines.push(engine);
+      return engine;
+    },
+    env: {},
+    findBundledModel: () => undefined,
+  };
+  return { out, err, engines, deps };
+}
+
+describe('reposhapley complete', () => {
+  test('without --model, REPOSHAPLEY_MODEL or a bundled model: says how to pass one, exit 2, no engine', async () => {
+    const { file } = workspace();
+    const { err, engines, deps } = harness();
+    expect(await runComplete(`${file}:2:9`, {}, deps)).toBe(EXIT_NO_MODEL);
+    expect(err.join('\n')).toBe(NO_MODEL_HELP);
+    expect(NO_MODEL_HELP).toMatch(/--model PATH/);
+    expect(NO_MODEL_HELP).toMatch(/REPOSHAPLEY_MODEL/);
+    expect(engines).toHaveLength(0);
+  });
+
+  test('completes at the 1-based position and prints the completion and the trace', async () => {
+    const { file } = workspace();
+    const { out, engines, deps } = harness();
+    const code = await runComplete(`${file}:2:9`, { model: '/m.gguf', policy: 'full', threads: 1 }, deps);
+    expect(code).toBe(EXIT_OK);
+    expect(out[0]).toBe('--- completion ---');
+    expect(out[1]).toBe('completion_1_8');
+    expect(out).toContain('--- trace ---');
+    expect(out.some((line) => line.startsWith('timings: '))).toBe(true);
+    expect(engines[0].settings).toMatchObject({ modelPath: '/m.gguf', policy: 'full', threads: 1 });
+    expect(engines[0].completeCalls[0]).toMatchObject({ line: 1, character: 8, trigger: 'invoked' });
+    expect(engines[0].disposed).toBe(true);
+  });
+
+  test('--json prints the trace as JSON', async () => {
+    const { file } = workspace();
+    const { out, deps } = harness();
+    expect(await runComplete(`${file}:2:9`, { model: '/m.gguf', json: true }, { ...deps, env: {} })).toBe(EXIT_OK);
+    expect(JSON.parse(out.join('\n'))).toMatchObject({ completion: 'completion_1_8', tokens: { generated: 3 } });
+  });
+
+  test('REPOSHAPLEY_MODEL counts as a configured model; a no-model outcome exits 2', async () => {
+    const { file } = workspace();
+    const { err, deps } = harness({ noModel: true });
+    expect(await runComplete(`${file}:1:1`, {}, { ...deps, env: { REPOSHAPLEY_MODEL: '/missing.gguf' } })).toBe(EXIT_NO_MODEL);
+    expect(err.filter((line) => line.includes('No model'))).toHaveLength(1);
+  });
+
+  test.each([['bad location', 'nowhere'], ['missing file', '/no/such/file.py:1:1'], ['line past the end', 'FILE:9:1']])(
+    '%s exits 1', async (_name, location) => {
+      const { file } = workspace();
+      const { deps } = harness();
+      expect(await runComplete(location.replace('FILE', file), { model: '/m.gguf' }, deps)).toBe(EXIT_FAILURE);
+    },
+  );
+
+  test('positionProblem', () => {
+    expect(positionProblem('ab\ncd', { file: '', line: 1, character: 2 })).toBeUndefined();
+    expect(positionProblem('ab\ncd', { file: '', line: 2, character: 0 })).toMatch(/line 3/);
+    expect(positionProblem('ab\r\ncd', { file: '', line: 0, character: 3 })).toMatch(/column 4/);
+  });
+});
+
+describe('reposhapley index', () => {
+  test('prints statistics, or JSON', async () => {
+    const { dir } = workspace();
+    const text = harness();
+    expect(await runIndex(dir, {}, text.deps)).toBe(EXIT_OK);
+    expect(text.out.join('\n')).toMatch(/files: +1/);
+    const json = harness();
+    expect(await runIndex(dir, { json: true }, json.deps)).toBe(EXIT_OK);
+    expect(JSON.parse(json.out.join('\n'))).toMatchObject({ files: 1, roots: [dir] });
+    expect(formatStats(JSON.parse(json.out.join('\n')))[0]).toBe(`indexed ${dir}`);
+  });
+
+  test('a missing directory exits 1', async () => {
+    const { deps, err } = harness();
+    expect(await runIndex('/no/such/dir', {}, deps)).toBe(EXIT_FAILURE);
+    expect(err[0]).toMatch(/not a directory/);
+  });
+});

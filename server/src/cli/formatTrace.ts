@@ -1,0 +1,39 @@
+/** A completion trace as readable lines for the terminal (`reposhapley complete`). */
+import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
+
+function percent(probability: number | undefined): string {
+  return probability === undefined ? '' : ` ${(100 * probability).toFixed(1)}%`;
+}
+
+/**
+ * One line per candidate. Trace lines follow the index convention (0-based, end exclusive),
+ * printed 1-based inclusive like an editor shows them.
+ */
+function formatCandidate(candidate: TraceCandidate): string {
+  const mark = candidate.kept ? 'KEEP' : 'drop';
+  const where = `${candidate.relPath}:${candidate.startLine + 1}-${Math.max(candidate.startLine + 1, candidate.endLine)}`;
+  const keep = candidate.keepProbability === undefined ? '' : `  P(KEEP)${percent(candidate.keepProbability)}`;
+  return `  [${candidate.index}] ${mark} ${where} ${candidate.kind}  score ${candidate.score.toFixed(3)}  (${candidate.sources.join(', ')})${keep}`;
+}
+
+/** The trace as lines: decision, candidates, tokens, timings. */
+export function formatTrace(trace: CompletionTrace): string[] {
+  const need = trace.needProbability === undefined ? '' : ` (P(NEED)${percent(trace.needProbability)})`;
+  const { tokens, timings } = trace;
+  const kept = trace.candidates.filter((candidate) => candidate.kept).length;
+  return [
+    `outcome: ${trace.outcome}${trace.message ? ` (${trace.message})` : ''}${trace.cached ? ', cached' : ''}`,
+    `policy: ${trace.policy} -> ${trace.effectivePolicy}; decision: ${trace.decision}${need}`,
+    `candidates: ${trace.candidates.length} retrieved, ${kept} kept`,
+    ...trace.candidates.map(formatCandidate),
+    `tokens: prompt ${tokens.prompt} (prefix ${tokens.prefix}, suffix ${tokens.suffix}, chunks ${tokens.chunks}), ` +
+      `generated ${tokens.generated}, reused ${tokens.reused}`,
+    `timings: retrieval ${ms(timings.retrievalMs)}, prompt ${ms(timings.promptMs)}, decision ${ms(timings.decisionMs)}, ` +
+      `selection ${ms(timings.selectionMs)}, generation ${ms(timings.generationMs)}, total ${ms(timings.totalMs)}`,
+    `index version ${trace.indexVersion}; trace ${trace.traceId}`,
+  ];
+}
+
+function ms(value: number): string {
+  return `${Math.round(value)} ms`;
+}

@@ -1,0 +1,53 @@
+/**
+ * `reposhapley serve --stdio`: the language server over stdin/stdout. Ends with code 0 when
+ * the client vanishes (stdin closes); `exit` after `shutdown` also ends with 0 (LSP).
+ */
+import { format } from 'node:util';
+import { createConnection, ProposedFeatures, StreamMessageWriter } from 'vscode-languageserver/node';
+import { ResilientMessageReader } from '../lsp/messageReader.js';
+import { startLspServer, type EngineFactory } from '../lsp/server.js';
+import { disposeSession } from '../lsp/shutdown.js';
+import type { ServerState } from '../lsp/state.js';
+import type { Logger } from '../util/logger.js';
+
+/** How long disposing the engine may take once the client is gone. */
+const DISPOSE_BUDGET_MS = 3_000;
+
+/** Starts the server on stdio and returns its session; the process ends when the client goes. */
+export function runServe(createEngine: EngineFactory, logger: Logger): ServerState {
+  keepStdoutForProtocol();
+  const reader = new ResilientMessageReader(process.stdin);
+  reader.onError((error) => logger.warn(`protocol: ${error.message}`));
+  const connection = createConnection(ProposedFeatures.all, reader, new StreamMessageWriter(process.stdout));
+  const state = startLspServer(connection, createEngine, logger);
+  const onClientGone = (why: string) => () => void endWhenClientGone(state, logger, why);
+  process.stdin.once('end', onClientGone('stdin ended'));
+  process.stdin.once('close', onClientGone('stdin closed'));
+  process.stdout.on('error', onClientGone('stdout failed'));
+  process.on('unhandledRejection', (reason) => logger.error(`unhandled rejection: ${format(reason)}`));
+  logger.info(`serving on stdio (pid ${process.pid})`);
+  return state;
+}
+
+let ending = false;
+
+/** The client vanished without `exit`: release the engine within a budget and exit 0. */
+async function endWhenClientGone(state: ServerState, logger: Logger, why: string): Promise<void> {
+  if (ending) return;
+  ending = true;
+  logger.info(`${why}: client gone, exiting`);
+  const budget = new Promise<void>((resolve) => setTimeout(resolve, DISPOSE_BUDGET_MS).unref());
+  await Promise.race([disposeSession(state), budget]);
+  process.exit(0);
+}
+
+/**
+ * stdout is the protocol: a dependency that logs with console.* would corrupt it, so those
+ * calls go to stderr for the life of the process.
+ */
+function keepStdoutForProtocol(): void {
+  const toStderr = (...args: unknown[]): void => {
+    process.stderr.write(`${format(...args)}\n`);
+  };
+  for (const method of ['log', 'info', 'debug', 'warn', 'error', 'trace'] as const) console[method] = toStderr;
+}

@@ -1,0 +1,85 @@
+/**
+ * The completion flow both completion handlers share: validate the cursor, answer from the
+ * cache, else schedule `engine.complete` and turn its outcome into text or nothing.
+ * Every non-ok outcome is "nothing" for the client; what the user must know arrives as a notice.
+ */
+import type { Command } from 'vscode-languageserver/node';
+import type { CompletionOutcome, CompletionEngine } from '../completion/engine.js';
+import { completionCacheKey, type CachedCompletion } from './cache.js';
+import type { CancellationLike, DomainPosition } from './converters.js';
+import type { ServerState } from './state.js';
+
+/** A completion request as the handlers hand it over. */
+export interface CursorRequest {
+  uri: string;
+  position: DomainPosition;
+  trigger: 'automatic' | 'invoked';
+}
+
+/** Completes at the cursor; undefined means "answer with an empty result". */
+export async function completeAtCursor(
+  state: ServerState, request: CursorRequest, token: CancellationLike,
+): Promise<CachedCompletion | undefined> {
+  const engine = state.engine;
+  if (!engine || state.shutdownRequested || !engine.settings.enabled) return undefined;
+  const context = state.documents.cursorContext(request.uri, request.position);
+  if (!context) {
+    logUnknownOnce(state, request.uri, state.documents.has(request.uri) ? 'position outside the document' : 'document not open');
+    return undefined;
+  }
+  const key = completionCacheKey({
+    uri: request.uri, prefix: context.prefix, suffix: context.suffix,
+    indexVersion: engine.indexVersion, settings: engine.settings,
+  });
+  const hit = state.cache.get(key);
+  if (hit) {
+    state.scheduler.supersede(request.uri);
+    return hit;
+  }
+  const result = await state.scheduler.schedule(request.uri, request.trigger, token, (signal) =>
+    engine.complete({ uri: request.uri, ...request.position, trigger: request.trigger }, signal));
+  if (result.kind === 'cancelled') return undefined;
+  const completion = fromOutcome(state, engine, request.uri, result.value);
+  if (completion && state.documents.version(request.uri) === context.version) state.cache.set(key, completion);
+  return completion;
+}
+
+/** Outcome -> text, reporting what the client or the log should know. */
+function fromOutcome(
+  state: ServerState, engine: CompletionEngine, uri: string, outcome: CompletionOutcome,
+): CachedCompletion | undefined {
+  switch (outcome.kind) {
+    case 'ok':
+      reportLatency(state, engine, outcome.traceId);
+      return { text: outcome.text, traceId: outcome.traceId };
+    case 'no-model':
+      state.status.modelMissing(outcome.message);
+      return undefined;
+    case 'unknown-document':
+      logUnknownOnce(state, uri, outcome.message);
+      return undefined;
+    case 'error':
+      state.logger.warn(`completion failed for ${uri}: ${outcome.message}`);
+      return undefined;
+    case 'cancelled':
+    case 'disabled':
+      return undefined;
+  }
+}
+
+/** A finished completion means the model works: status `ready` with the latency. */
+function reportLatency(state: ServerState, engine: CompletionEngine, traceId: string): void {
+  state.status.completed(engine.trace(traceId)?.timings.totalMs);
+}
+
+function logUnknownOnce(state: ServerState, uri: string, reason: string): void {
+  if (state.unknownDocuments.has(uri)) return;
+  state.unknownDocuments.add(uri);
+  state.logger.debug(`no completion for ${uri}: ${reason}`);
+}
+
+/** The opt-in command (initializationOptions.completionCommand) that carries the trace id. */
+export function traceCommand(state: ServerState, traceId: string): Command | undefined {
+  if (!state.completionCommand) return undefined;
+  return { title: 'RepoShapley: why this completion?', command: state.completionCommand, arguments: [traceId] };
+}

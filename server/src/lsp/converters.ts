@@ -1,0 +1,102 @@
+/**
+ * LSP <-> domain converters. Pure functions: no connection, no state.
+ * Positions stay 0-based lines and UTF-16 characters on both sides (LSP's default encoding).
+ */
+import { fileURLToPath } from 'node:url';
+import type {
+  FileEvent, Position, Range, TextDocumentContentChangeEvent,
+} from 'vscode-languageserver';
+import type { DocumentEdit, WatchedFileEvent } from '../completion/engine.js';
+
+/** The part of an LSP CancellationToken the server uses (structurally compatible with it). */
+export interface CancellationLike {
+  readonly isCancellationRequested: boolean;
+  onCancellationRequested(listener: () => void): { dispose(): void };
+}
+
+/** A domain position: 0-based line and UTF-16 character. */
+export interface DomainPosition {
+  line: number;
+  character: number;
+}
+
+/** An AbortSignal that follows a cancellation token, and how to stop following it. */
+export interface CancellationBridge {
+  signal: AbortSignal;
+  dispose(): void;
+}
+
+/** Converts an LSP cancellation token into an AbortSignal (the one place this happens). */
+export function toAbortSignal(token: CancellationLike): CancellationBridge {
+  const controller = new AbortController();
+  if (token.isCancellationRequested) {
+    controller.abort(new Error('cancelled by the client'));
+    return { signal: controller.signal, dispose: () => {} };
+  }
+  const subscription = token.onCancellationRequested(() => controller.abort(new Error('cancelled by the client')));
+  return { signal: controller.signal, dispose: () => subscription.dispose() };
+}
+
+/** LSP position -> domain position; rejects what is not a pair of non-negative integers. */
+export function fromLspPosition(position: unknown): DomainPosition | undefined {
+  if (typeof position !== 'object' || position === null) return undefined;
+  const { line, character } = position as Partial<Position>;
+  if (!isNonNegativeInteger(line) || !isNonNegativeInteger(character)) return undefined;
+  return { line, character };
+}
+
+/** Domain position -> LSP position. */
+export function toLspPosition(position: DomainPosition): Position {
+  return { line: position.line, character: position.character };
+}
+
+/** A range from `start` to `end` (an empty range at `start` when `end` is omitted). */
+export function toLspRange(start: DomainPosition, end: DomainPosition = start): Range {
+  return { start: toLspPosition(start), end: toLspPosition(end) };
+}
+
+/** Incremental (or full) LSP content changes -> domain edits, in order. */
+export function fromLspEdits(changes: readonly TextDocumentContentChangeEvent[]): DocumentEdit[] {
+  return changes.map((change) => {
+    if ('range' in change && change.range) {
+      return { range: { start: { ...change.range.start }, end: { ...change.range.end } }, text: change.text };
+    }
+    return { text: change.text };
+  });
+}
+
+const FILE_CHANGE_TYPES: Record<number, WatchedFileEvent['type']> = { 1: 'created', 2: 'changed', 3: 'deleted' };
+
+/** LSP watched-file events -> domain events; unknown change types are dropped. */
+export function fromLspFileEvents(events: readonly FileEvent[]): WatchedFileEvent[] {
+  const result: WatchedFileEvent[] = [];
+  for (const event of events) {
+    const type = FILE_CHANGE_TYPES[event.type];
+    if (type && typeof event.uri === 'string') result.push({ uri: event.uri, type });
+  }
+  return result;
+}
+
+/** A `file:` URI -> a filesystem path; undefined for other schemes or malformed URIs. */
+export function uriToPath(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) return undefined;
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+}
+
+/** textDocument/inlineCompletion trigger kind (1 = Invoked, 2 = Automatic) -> domain trigger. */
+export function fromInlineTriggerKind(kind: number | undefined): 'automatic' | 'invoked' {
+  return kind === 1 ? 'invoked' : 'automatic';
+}
+
+/** textDocument/completion trigger kind (1 = Invoked; 2, 3 = typing) -> domain trigger. */
+export function fromCompletionTriggerKind(kind: number | undefined): 'automatic' | 'invoked' {
+  return kind === 1 ? 'invoked' : 'automatic';
+}
+
+function isNonNegativeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}

@@ -1,0 +1,17 @@
+/** `textDocument/didChange`: incremental edits go to the mirror and, as DocumentEdit[], to the engine. */
+import type { DidChangeTextDocumentParams } from 'vscode-languageserver/node';
+import { fromLspEdits } from './converters.js';
+import type { ServerState } from './state.js';
+
+/** Handles `textDocument/didChange`; changes to documents never opened are logged and dropped. */
+export function onDidChange(state: ServerState) {
+  return (params: DidChangeTextDocumentParams): void => {
+    const { uri, version } = params.textDocument;
+    const changes = params.contentChanges;
+    if (!state.documents.change(uri, changes, version)) {
+      state.logger.debug(`didChange for a document that is not open: ${uri}`);
+      return;
+    }
+    state.engine?.changeDocument(uri, fromLspEdits(changes), version);
+  };
+}

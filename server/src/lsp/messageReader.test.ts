@@ -1,0 +1,53 @@
+import { PassThrough } from 'node:stream';
+import { expect, test } from 'vitest';
+import type { Message } from 'vscode-languageserver/node';
+import { ResilientMessageReader } from './messageReader.js';
+
+function frame(body: string): string {
+  return `Content-Length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n${body}`;
+}
+
+/** Feeds `chunks` to a reader and returns what it delivered and which errors it raised. */
+function read(chunks: (string | Buffer)[]) {
+  const stream = new PassThrough();
+  const reader = new ResilientMessageReader(stream);
+  const messages: Message[] = [];
+  const errors: string[] = [];
+  reader.onError((error) => errors.push(error.message));
+  reader.listen((message) => messages.push(message));
+  for (const chunk of chunks) stream.write(chunk);
+  return { messages, errors };
+}
+
+const first = '{"jsonrpc":"2.0","id":1,"method":"a","params":{"text":"héllo ✓ 😀"}}';
+const second = '{"jsonrpc":"2.0","method":"b"}';
+
+test('reads frames however the bytes are chunked, multi-byte characters included', () => {
+  const bytes = Buffer.from(frame(first) + frame(second), 'utf8');
+  for (const size of [1, 2, 3, 7, bytes.length]) {
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+    const { messages, errors } = read(chunks);
+    expect(errors).toEqual([]);
+    expect(messages).toEqual([JSON.parse(first), JSON.parse(second)]);
+  }
+});
+
+test.each<[string, string]>([
+  ['invalid JSON', frame('{"jsonrpc": "2.0", "id": 9, "method": ')],
+  ['a non-numeric Content-Length', 'Content-Length: abc\r\n\r\n'],
+  ['a missing Content-Length', 'Content-Type: application/json\r\n\r\n'],
+  ['junk before a header', 'garbage without a header end'],
+  ['a body that is not an object', frame('[1,2,3]')],
+  ['a Content-Length too short', 'Content-Length: 5\r\n\r\n{"jsonrpc":"2.0","method":"lost"}'],
+])('skips %s and reads the frames around it, in one chunk', (_name, bad) => {
+  const { messages, errors } = read([frame(first) + bad + frame(second)]);
+  expect(messages).toEqual([JSON.parse(first), JSON.parse(second)]);
+  expect(errors.length).toBeGreaterThan(0);
+});
+
+test('a header block that never ends is dropped once it is too long to be a header', () => {
+  const { messages, errors } = read(['x'.repeat(10_000), frame(second)]);
+  expect(messages).toEqual([JSON.parse(second)]);
+  expect(errors).toHaveLength(1);
+});

@@ -1,0 +1,82 @@
+/**
+ * Server status for the client: `reposhapley/status` notifications and user notices
+ * (`window/showMessage`, each distinct message once).
+ */
+import { MessageType, ShowMessageNotification, type Connection } from 'vscode-languageserver/node';
+import { STATUS_NOTIFICATION, type StatusParams } from '../../../shared/messages.js';
+import type { UserNotice } from '../completion/engine.js';
+import type { Logger } from '../util/logger.js';
+
+const MESSAGE_TYPES: Record<UserNotice['severity'], MessageType> = {
+  error: MessageType.Error,
+  warning: MessageType.Warning,
+  info: MessageType.Info,
+};
+
+/**
+ * Sends status notifications and shows each user notice once. Remembers a missing model
+ * across indexing passes, so "indexed" reads `no-model` until a completion succeeds.
+ */
+export class StatusReporter {
+  private current: StatusParams = { state: 'indexing', message: 'starting' };
+  private readonly shownNotices = new Set<string>();
+  private missingModel: string | undefined;
+
+  constructor(private readonly connection: Connection, private readonly logger: Logger) {}
+
+  /** The last state sent. */
+  get state(): StatusParams['state'] {
+    return this.current.state;
+  }
+
+  /** Indexing is running. */
+  indexing(indexedFiles: number, message: string): void {
+    this.send({ state: 'indexing', message, indexedFiles });
+  }
+
+  /** Indexing finished: `ready`, or `no-model` while no model is usable. */
+  indexed(indexedFiles: number, message: string): void {
+    if (this.missingModel !== undefined) this.send({ state: 'no-model', message: this.missingModel, indexedFiles });
+    else this.send({ state: 'ready', message, indexedFiles });
+  }
+
+  /** The engine has no usable model; `message` says how to fix it. */
+  modelMissing(message: string): void {
+    this.missingModel = message;
+    if (this.current.state !== 'no-model' || this.current.message !== message) this.send({ state: 'no-model', message });
+  }
+
+  /** A completion finished, so the model works. */
+  completed(lastLatencyMs: number | undefined): void {
+    this.missingModel = undefined;
+    if (this.current.state === 'indexing') return;
+    const latency = lastLatencyMs === undefined ? {} : { lastLatencyMs: Math.round(lastLatencyMs) };
+    this.send({ state: 'ready', message: 'ready', ...latency });
+  }
+
+  /** A server-wide failure. */
+  failed(message: string): void {
+    this.send({ state: 'error', message });
+  }
+
+  /** Shows a notice once per distinct severity+message and updates the status it implies. */
+  notice(notice: UserNotice): void {
+    const key = `${notice.severity}\u0000${notice.message}`;
+    if (this.shownNotices.has(key)) return;
+    this.shownNotices.add(key);
+    this.logger.info(`notice (${notice.severity}): ${notice.message}`);
+    this.connection.sendNotification(ShowMessageNotification.type, { type: MESSAGE_TYPES[notice.severity], message: notice.message })
+      .catch((error: unknown) => this.logger.debug(`showMessage not sent: ${String(error)}`));
+    if (notice.status === 'no-model') this.modelMissing(notice.message);
+    else if (notice.status === 'error' || notice.severity === 'error') this.failed(notice.message);
+    else this.send({ ...this.current, message: notice.message });
+  }
+
+  /** Sends a status notification (never throws: a closed connection only logs). */
+  private send(params: StatusParams): void {
+    this.current = params;
+    this.connection.sendNotification(STATUS_NOTIFICATION, params).catch((error: unknown) => {
+      this.logger.debug(`status notification not sent: ${String(error)}`);
+    });
+  }
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+/**
+ * The `reposhapley` command: flags -> mode. `serve` (the default, LSP over stdio), `complete`
+ * (one completion with its trace) and `index` (index statistics). The commands live in cli/.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { POLICY_NAMES } from '../../shared/settings.js';
+import { runComplete, type CompleteOptions } from './cli/complete.js';
+import { runIndex, type IndexOptions } from './cli/indexCommand.js';
+import { createProcessLogger } from './cli/logging.js';
+import { processOutput } from './cli/output.js';
+import { runServe } from './cli/serve.js';
+import { createCompletionEngine } from './completion/createEngine.js';
+import { serverVersion } from './lsp/serverInfo.js';
+
+function parseThreads(value: string): number {
+  const threads = Number(value);
+  if (!Number.isInteger(threads) || threads < 0) throw new InvalidArgumentError('expected a whole number (0 = from the machine)');
+  return threads;
+}
+
+/**
+ * Ends the process with the command's code. Explicit, so a native handle (the model) left open
+ * cannot keep a finished command alive; stdout writes to pipes and files are synchronous on Linux.
+ */
+function exitWith(code: number): never {
+  process.exit(code);
+}
+
+/** Aborts on Ctrl-C so a long index or completion ends cleanly. */
+function interruptSignal(): AbortSignal {
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort(new Error('interrupted')));
+  return controller.signal;
+}
+
+const program = new Command()
+  .name('reposhapley')
+  .description('Repository-aware Python code completion (RepoShapley context control over a local model)')
+  .version(serverVersion());
+
+program.command('serve', { isDefault: true })
+  .description('run the language server (LSP over stdio); the default command')
+  .option('--stdio', 'talk LSP over stdin/stdout (the only transport)')
+  .allowUnknownOption()
+  .action(() => {
+    runServe(createCompletionEngine, createProcessLogger('reposhapley'));
+  });
+
+program.command('complete')
+  .description('complete at FILE:LINE:COL (1-based) and print the completion and its trace')
+  .argument('<location>', 'FILE:LINE:COL, 1-based like compilers print')
+  .option('--workspace <dir>', 'workspace root (default: nearest ancestor with .git, pyproject.toml or setup.py)')
+  .addOption(new Option('--policy <policy>', 'context-control policy').choices(POLICY_NAMES))
+  .option('--model <path>', 'GGUF model file (default: REPOSHAPLEY_MODEL, then the bundled model)')
+  .option('--threads <n>', 'CPU threads for the model (0 = from the machine)', parseThreads)
+  .option('--json', 'print the trace as JSON')
+  .action(async (location: string, options: CompleteOptions) => {
+    const deps = { createEngine: createCompletionEngine, logger: createProcessLogger('reposhapley', 'warn'), output: processOutput };
+    exitWith(await runComplete(location, options, { ...deps, signal: interruptSignal() }));
+  });
+
+program.command('index')
+  .description('index a workspace and print index statistics and timings')
+  .argument('<dir>', 'workspace root')
+  .option('--json', 'print the statistics as JSON')
+  .action(async (dir: string, options: IndexOptions) => {
+    const deps = { createEngine: createCompletionEngine, logger: createProcessLogger('reposhapley', 'warn'), output: processOutput };
+    exitWith(await runIndex(dir, options, { ...deps, signal: interruptSignal() }));
+  });
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,149 @@
+/**
+ * A fake CompletionEngine for orchestration tests of the LSP layer (unit tests and the
+ * fake-engine stdio server). It keeps documents, counts calls, and completes after a delay
+ * that honours the AbortSignal, so cancellation and supersession can be observed.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { CompletionTrace } from '../../shared/messages.js';
+import { DEFAULT_SETTINGS, type CompletionSettings, type SettingsPatch } from '../../shared/settings.js';
+import type {
+  CompletionEngine, CompletionOutcome, CompletionRequest, DocumentEdit, IndexProgress, IndexStats, UserNotice,
+  WatchedFileEvent,
+} from '../../server/src/completion/engine.js';
+
+/** How the fake behaves. */
+export interface FakeEngineOptions {
+  /** Milliseconds each completion takes (abortable). */
+  completeDelayMs?: number;
+  /** Answer every completion with no-model (and emit a notice once). */
+  noModel?: boolean;
+  settings?: SettingsPatch;
+}
+
+/** The message the fake uses for a missing model. */
+export const FAKE_NO_MODEL_MESSAGE = 'No model is bundled yet. Pass one with --model PATH or REPOSHAPLEY_MODEL.';
+
+function abortableDelay(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function listPythonFiles(root: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(root)) {
+    const full = path.join(root, entry);
+    if (statSync(full).isDirectory()) found.push(...listPythonFiles(full));
+    else if (entry.endsWith('.py')) found.push(full);
+  }
+  return found;
+}
+
+/** The fake engine. Public fields let tests inspect what the LSP layer did. */
+export class FakeEngine implements CompletionEngine {
+  settings: CompletionSettings;
+  indexVersion = 0;
+  readonly documents = new Map<string, { text: string; version: number }>();
+  readonly completeCalls: CompletionRequest[] = [];
+  readonly edits: DocumentEdit[][] = [];
+  readonly fileEvents: WatchedFileEvent[][] = [];
+  readonly settingsPatches: SettingsPatch[] = [];
+  aborted = 0;
+  disposed = false;
+  private readonly traces = new Map<string, CompletionTrace>();
+  private readonly listeners: ((notice: UserNotice) => void)[] = [];
+  private noticeSent = false;
+
+  constructor(private readonly options: FakeEngineOptions = {}) {
+    this.settings = { ...DEFAULT_SETTINGS, ...options.settings, budgets: { ...DEFAULT_SETTINGS.budgets } } as CompletionSettings;
+  }
+
+  async indexWorkspace(roots: string[], onProgress: (p: IndexProgress) => void): Promise<IndexStats> {
+    const files = roots.flatMap(listPythonFiles);
+    files.forEach((file, i) => onProgress({ filesDone: i + 1, filesTotal: files.length, currentFile: file }));
+    this.indexVersion++;
+    return {
+      roots, files: files.length, skipped: 0, windows: files.length, structuralChunks: 0, definitions: 0,
+      lines: 0, bytes: 0, wallMs: 1, version: this.indexVersion,
+    };
+  }
+
+  openDocument(uri: string, text: string, version: number): void {
+    this.documents.set(uri, { text, version });
+  }
+
+  changeDocument(uri: string, edits: DocumentEdit[], version: number): void {
+    this.edits.push(edits);
+    const document = this.documents.get(uri);
+    if (document) document.version = version;
+  }
+
+  closeDocument(uri: string): void {
+    this.documents.delete(uri);
+  }
+
+  async filesChanged(events: WatchedFileEvent[]): Promise<void> {
+    this.fileEvents.push(events);
+    this.indexVersion++;
+  }
+
+  async updateSettings(patch: SettingsPatch): Promise<void> {
+    this.settingsPatches.push(patch);
+    this.settings = { ...this.settings, ...patch, budgets: { ...this.settings.budgets, ...patch.budgets } };
+  }
+
+  async complete(request: CompletionRequest, signal: AbortSignal): Promise<CompletionOutcome> {
+    this.completeCalls.push(request);
+    if (!this.documents.has(request.uri)) return { kind: 'unknown-document', message: `${request.uri} is not open` };
+    if (this.options.noModel) return this.noModel();
+    if (!(await abortableDelay(this.options.completeDelayMs ?? 0, signal))) {
+      this.aborted++;
+      return { kind: 'cancelled' };
+    }
+    const traceId = `trace-${this.completeCalls.length}`;
+    const text = `completion_${request.line}_${request.character}`;
+    this.traces.set(traceId, fakeTrace(traceId, request, text, this.indexVersion));
+    return { kind: 'ok', text, traceId, cached: false };
+  }
+
+  trace(traceId?: string): CompletionTrace | undefined {
+    if (traceId !== undefined) return this.traces.get(traceId);
+    return [...this.traces.values()].at(-1);
+  }
+
+  onNotice(listener: (notice: UserNotice) => void): void {
+    this.listeners.push(listener);
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+  }
+
+  private noModel(): CompletionOutcome {
+    if (!this.noticeSent) {
+      this.noticeSent = true;
+      for (const listener of this.listeners) listener({ severity: 'error', message: FAKE_NO_MODEL_MESSAGE, status: 'no-model' });
+    }
+    return { kind: 'no-model', message: FAKE_NO_MODEL_MESSAGE };
+  }
+}
+
+function fakeTrace(traceId: string, request: CompletionRequest, completion: string, indexVersion: number): CompletionTrace {
+  return {
+    traceId, uri: request.uri, line: request.line, character: request.character, policy: 'auto',
+    effectivePolicy: 'none', decision: 'done', candidates: [], completion, outcome: 'ok',
+    tokens: { prompt: 10, prefix: 8, suffix: 2, chunks: 0, generated: 3, reused: 0 },
+    timings: { retrievalMs: 0, promptMs: 0, decisionMs: 0, selectionMs: 0, generationMs: 1, totalMs: 1 },
+    indexVersion, cached: false,
+  };
+}

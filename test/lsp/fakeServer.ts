@@ -1,0 +1,32 @@
+/**
+ * `reposhapley serve --stdio` with a FakeEngine behind it, for orchestration tests that need
+ * slow completions (supersession, cancellation) without a model. Built to dist/test/lsp/fakeServer.js.
+ * FAKE_COMPLETE_DELAY_MS sets how long each completion takes; FAKE_NO_MODEL=1 answers no-model.
+ * The extra request `fake/engineStats` reports what the engine saw.
+ */
+import { runServe } from '../../server/src/cli/serve.js';
+import { createStreamLogger } from '../../server/src/util/logger.js';
+import { FakeEngine } from './fakeEngine.js';
+
+/** Method of the stats request. */
+export const ENGINE_STATS_METHOD = 'fake/engineStats';
+
+let engine: FakeEngine | undefined;
+const state = runServe(({ settings }) => {
+  engine = new FakeEngine({
+    completeDelayMs: Number(process.env.FAKE_COMPLETE_DELAY_MS ?? 0),
+    noModel: process.env.FAKE_NO_MODEL === '1',
+    settings,
+  });
+  return engine;
+}, createStreamLogger('fake-server', 'debug'));
+
+state.connection.onRequest(ENGINE_STATS_METHOD, () => ({
+  completeCalls: engine?.completeCalls.length ?? 0,
+  aborted: engine?.aborted ?? 0,
+  edits: engine?.edits ?? [],
+  fileEvents: engine?.fileEvents ?? [],
+  settingsPatches: engine?.settingsPatches ?? [],
+  documents: [...(engine?.documents.keys() ?? [])],
+  settings: engine?.settings,
+}));
