@@ -9,6 +9,8 @@ export interface SpecialTokenIds {
   fimSuffix?: number;
   fimMiddle?: number;
   endOfText?: number;
+  /** Begin-of-text (BOS) id from GGUF metadata; see {@link ModelInfo.addBeginOfText}. */
+  beginOfText?: number;
   /** RepoShapley control tokens (§3.4); present only in models trained with them. */
   need?: number;
   done?: number;
@@ -32,6 +34,14 @@ export interface ModelInfo {
   special: SpecialTokenIds;
   /** True when need/done/keep/drop/select and the chunk delimiters all exist. */
   hasControlTokens: boolean;
+  /**
+   * Which known FIM layout the FIM ids belong to (`reposhapley` (= Qwen2.5-Coder texts),
+   * `starcoder`, `codellama`, `deepseek-coder`), `metadata` when GGUF metadata named ids
+   * whose texts match no known layout, undefined when the model has no FIM tokens.
+   */
+  fimLayout?: string;
+  /** Whether the model expects a BOS token first (GGUF `tokenizer.ggml.add_bos_token`); tokenize() never adds it. */
+  addBeginOfText?: boolean;
   /** Layers offloaded to a GPU (0 on CPU). */
   gpuLayers: number;
   threads: number;
@@ -57,14 +67,39 @@ export interface GenerationResult {
 export interface BinaryDecision {
   /** P(first) / (P(first) + P(second)). */
   probabilityFirst: number;
+  /**
+   * Logits of the two tokens. They may be shifted by a per-position constant (the llama
+   * adapter reports ln P over the whole vocabulary, i.e. log-softmax): only their
+   * difference is meaningful, and probabilityFirst = sigmoid(logitFirst - logitSecond).
+   */
   logitFirst: number;
   logitSecond: number;
 }
 
 /**
+ * Thrown when an operation needs more positions than the session's context holds
+ * (prompt tokens plus decisions, target or maxTokens). The prompt module budgets tokens so
+ * this means a budgeting bug upstream, hence an exception rather than a result value.
+ */
+export class ContextOverflowError extends Error {
+  constructor(
+    readonly operation: string,
+    readonly neededTokens: number,
+    readonly contextSize: number,
+  ) {
+    super(`${operation} needs ${neededTokens} tokens but the model context holds ${contextSize}; shrink the prompt budgets or raise the context size`);
+    this.name = 'ContextOverflowError';
+  }
+}
+
+/**
  * A session holds model state (a KV cache) for one sequence of tokens. Operations take the
  * full token sequence; the session reuses whatever prefix it already evaluated and
- * counts reused tokens. One session serves one request at a time.
+ * counts reused tokens. One session serves one request at a time: concurrent calls queue.
+ *
+ * Errors: an operation that does not fit the context rejects with {@link ContextOverflowError};
+ * an aborted decide/decideSequence/logLikelihood rejects with the signal's reason (an
+ * AbortError), while an aborted generate() resolves with stoppedBy 'aborted' and the partial text.
  */
 export interface ModelSession {
   /**
@@ -79,9 +114,16 @@ export interface ModelSession {
   decideSequence(
     tokens: number[], first: number, second: number, steps: number, signal?: AbortSignal,
   ): Promise<BinaryDecision[]>;
-  /** Greedy generation after `tokens`. */
+  /**
+   * Greedy generation after `tokens`. Stops at end-of-text, EOS or any control token (not
+   * included), at maxTokens, at a stop string or the single-line newline (text ends before it).
+   * `tokens` of the result are those whose text lies wholly inside `text`.
+   */
   generate(tokens: number[], options: GenerationOptions, signal?: AbortSignal): Promise<GenerationResult>;
-  /** Teacher-forced sum of ln p(target_t | tokens, target_<t) (ChunkShapley ℓ, unnormalized). */
+  /**
+   * Teacher-forced sum of ln p(target_t | tokens, target_<t) (ChunkShapley ℓ, unnormalized).
+   * Each term is floored at ln(1e-45) (float32 underflow), so the sum is always finite.
+   */
   logLikelihood(tokens: number[], target: number[], signal?: AbortSignal): Promise<number>;
   /** Tokens reused from the cache by the last operation, and in total. */
   readonly lastReusedTokens: number;
@@ -94,7 +136,8 @@ export interface CompletionModel {
   readonly info: ModelInfo;
   /** Tokenize plain text; special-token text is NOT parsed into special ids. */
   tokenize(text: string): number[];
-  detokenize(tokens: number[]): string;
+  /** Text of tokens; special tokens are dropped unless `specialTokens` (for traces and debugging). */
+  detokenize(tokens: number[], specialTokens?: boolean): string;
   createSession(): Promise<ModelSession>;
   dispose(): Promise<void>;
 }
@@ -105,6 +148,12 @@ export interface LoadModelOptions {
   threads: number;
   gpuLayers: 'auto' | number;
   contextSize?: number;
+  /**
+   * Use flash attention (default false). On llama.cpp's CPU backend it makes logits depend
+   * on how a prompt was split into batches (measured up to 3e-3 in a log-probability), so a
+   * reused cache would no longer reproduce a fresh evaluation; without it they agree to ~1e-6.
+   */
+  flashAttention?: boolean;
 }
 
 /** Outcome of loading: a model, or a user-facing reason with the fix. */

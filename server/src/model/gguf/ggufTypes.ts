@@ -1,0 +1,196 @@
+/**
+ * GGUF v3 value types and the ggml tensor encodings this project writes (F32, F16, Q8_0).
+ * Format reference: ggml's docs/gguf.md; everything is little-endian.
+ */
+
+/** The 4-byte magic at offset 0 ("GGUF"). */
+export const GGUF_MAGIC = 'GGUF';
+export const GGUF_VERSION = 3;
+/** Default data alignment when `general.alignment` is absent. */
+export const GGUF_DEFAULT_ALIGNMENT = 32;
+
+/** Type tags of metadata values. */
+export enum GgufValueType {
+  UINT8 = 0,
+  INT8 = 1,
+  UINT16 = 2,
+  INT16 = 3,
+  UINT32 = 4,
+  INT32 = 5,
+  FLOAT32 = 6,
+  BOOL = 7,
+  STRING = 8,
+  ARRAY = 9,
+  UINT64 = 10,
+  INT64 = 11,
+  FLOAT64 = 12,
+}
+
+/** A scalar metadata value; 64-bit integers are bigints when they do not fit a number. */
+export type GgufScalar = number | bigint | boolean | string;
+
+/** A metadata value as read or written: a scalar, or an array of one element type. */
+export type GgufValue =
+  | { type: Exclude<GgufValueType, GgufValueType.ARRAY>; value: GgufScalar }
+  | { type: GgufValueType.ARRAY; elementType: Exclude<GgufValueType, GgufValueType.ARRAY>; value: GgufScalar[] };
+
+/** ggml tensor types. Only F32, F16 and Q8_0 can be encoded here; the reader names the rest. */
+export enum GgmlType {
+  F32 = 0,
+  F16 = 1,
+  Q4_0 = 2,
+  Q4_1 = 3,
+  Q5_0 = 6,
+  Q5_1 = 7,
+  Q8_0 = 8,
+  Q8_1 = 9,
+  Q2_K = 10,
+  Q3_K = 11,
+  Q4_K = 12,
+  Q5_K = 13,
+  Q6_K = 14,
+  Q8_K = 15,
+  BF16 = 30,
+}
+
+/** Tensor types the writer can encode. */
+export type WritableGgmlType = GgmlType.F32 | GgmlType.F16 | GgmlType.Q8_0;
+
+/** Q8_0 packs 32 values per block: an f16 scale and 32 int8 quants. */
+export const Q8_0_BLOCK_SIZE = 32;
+const Q8_0_BLOCK_BYTES = 2 + Q8_0_BLOCK_SIZE;
+
+/** Bytes of `count` elements of a writable type (count must be a multiple of 32 for Q8_0). */
+export function tensorByteSize(type: WritableGgmlType, count: number): number {
+  switch (type) {
+    case GgmlType.F32:
+      return count * 4;
+    case GgmlType.F16:
+      return count * 2;
+    case GgmlType.Q8_0:
+      return (count / Q8_0_BLOCK_SIZE) * Q8_0_BLOCK_BYTES;
+  }
+}
+
+/** Byte size per block and elements per block of types the reader can size, for file-size checks. */
+export const GGML_BLOCK_LAYOUT: Partial<Record<GgmlType, { blockSize: number; blockBytes: number }>> = {
+  [GgmlType.F32]: { blockSize: 1, blockBytes: 4 },
+  [GgmlType.F16]: { blockSize: 1, blockBytes: 2 },
+  [GgmlType.BF16]: { blockSize: 1, blockBytes: 2 },
+  [GgmlType.Q4_0]: { blockSize: 32, blockBytes: 18 },
+  [GgmlType.Q4_1]: { blockSize: 32, blockBytes: 20 },
+  [GgmlType.Q5_0]: { blockSize: 32, blockBytes: 22 },
+  [GgmlType.Q5_1]: { blockSize: 32, blockBytes: 24 },
+  [GgmlType.Q8_0]: { blockSize: 32, blockBytes: 34 },
+  [GgmlType.Q8_1]: { blockSize: 32, blockBytes: 36 },
+  [GgmlType.Q2_K]: { blockSize: 256, blockBytes: 84 },
+  [GgmlType.Q3_K]: { blockSize: 256, blockBytes: 110 },
+  [GgmlType.Q4_K]: { blockSize: 256, blockBytes: 144 },
+  [GgmlType.Q5_K]: { blockSize: 256, blockBytes: 176 },
+  [GgmlType.Q6_K]: { blockSize: 256, blockBytes: 210 },
+  [GgmlType.Q8_K]: { blockSize: 256, blockBytes: 292 },
+};
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** IEEE 754 binary32 -> binary16 bits, round to nearest even (what ggml's converters do). */
+export function float32ToFloat16Bits(value: number): number {
+  f32[0] = value;
+  const bits = u32[0];
+  const sign = (bits >>> 16) & 0x8000;
+  const exponent = (bits >>> 23) & 0xff;
+  const mantissa = bits & 0x7fffff;
+  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0); // Inf or NaN
+  const halfExponent = exponent - 127 + 15;
+  if (halfExponent >= 0x1f) return sign | 0x7c00; // overflow -> Inf
+  if (halfExponent <= 0) return sign | subnormalHalf(mantissa | 0x800000, 14 - halfExponent);
+  const rounded = roundShift(mantissa, 13);
+  // A mantissa carry correctly bumps the exponent (and may reach Inf).
+  return sign | ((halfExponent << 10) + rounded);
+}
+
+function subnormalHalf(mantissaWithHidden: number, shift: number): number {
+  if (shift > 24) return 0;
+  return roundShift(mantissaWithHidden, shift);
+}
+
+/** value >> shift, rounded to nearest, ties to even. */
+function roundShift(value: number, shift: number): number {
+  const truncated = value >>> shift;
+  const remainder = value - truncated * 2 ** shift;
+  const half = 2 ** (shift - 1);
+  if (remainder > half || (remainder === half && (truncated & 1) === 1)) return truncated + 1;
+  return truncated;
+}
+
+/** IEEE 754 binary16 bits -> number. */
+export function float16BitsToFloat32(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >>> 10) & 0x1f;
+  const mantissa = bits & 0x3ff;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  if (exponent === 0x1f) return mantissa ? NaN : sign * Infinity;
+  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}
+
+/** Encode values as a ggml tensor of `type` (little-endian). */
+export function encodeTensorData(data: Float32Array, type: WritableGgmlType): Buffer {
+  switch (type) {
+    case GgmlType.F32:
+      return Buffer.from(new Float32Array(data).buffer);
+    case GgmlType.F16:
+      return encodeF16(data);
+    case GgmlType.Q8_0:
+      return encodeQ8_0(data);
+  }
+}
+
+function encodeF16(data: Float32Array): Buffer {
+  const out = Buffer.alloc(data.length * 2);
+  for (let i = 0; i < data.length; i++) out.writeUInt16LE(float32ToFloat16Bits(data[i]), i * 2);
+  return out;
+}
+
+/** Mirrors ggml's quantize_row_q8_0_ref: d = amax / 127, q = roundf(x / d). */
+function encodeQ8_0(data: Float32Array): Buffer {
+  if (data.length % Q8_0_BLOCK_SIZE !== 0) {
+    throw new RangeError(`Q8_0 needs a multiple of ${Q8_0_BLOCK_SIZE} values, got ${data.length}`);
+  }
+  const blocks = data.length / Q8_0_BLOCK_SIZE;
+  const out = Buffer.alloc(blocks * Q8_0_BLOCK_BYTES);
+  for (let b = 0; b < blocks; b++) {
+    const start = b * Q8_0_BLOCK_SIZE;
+    let amax = 0;
+    for (let i = 0; i < Q8_0_BLOCK_SIZE; i++) amax = Math.max(amax, Math.abs(data[start + i]));
+    const d = amax / 127;
+    const inverse = d ? 1 / d : 0;
+    const offset = b * Q8_0_BLOCK_BYTES;
+    out.writeUInt16LE(float32ToFloat16Bits(d), offset);
+    for (let i = 0; i < Q8_0_BLOCK_SIZE; i++) {
+      out.writeInt8(roundHalfAwayFromZero(data[start + i] * inverse), offset + 2 + i);
+    }
+  }
+  return out;
+}
+
+function roundHalfAwayFromZero(value: number): number {
+  return Math.sign(value) * Math.round(Math.abs(value));
+}
+
+/** Decode `count` values of a writable type; used by tests and tools to check written files. */
+export function decodeTensorData(bytes: Buffer, type: WritableGgmlType, count: number): Float32Array {
+  const out = new Float32Array(count);
+  if (type === GgmlType.F32) {
+    for (let i = 0; i < count; i++) out[i] = bytes.readFloatLE(i * 4);
+  } else if (type === GgmlType.F16) {
+    for (let i = 0; i < count; i++) out[i] = float16BitsToFloat32(bytes.readUInt16LE(i * 2));
+  } else {
+    for (let i = 0; i < count; i++) {
+      const offset = Math.floor(i / Q8_0_BLOCK_SIZE) * Q8_0_BLOCK_BYTES;
+      const d = float16BitsToFloat32(bytes.readUInt16LE(offset));
+      out[i] = d * bytes.readInt8(offset + 2 + (i % Q8_0_BLOCK_SIZE));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,257 @@
+/**
+ * A ModelSession over one node-llama-cpp context sequence. Every operation aligns the KV
+ * cache with its token sequence (keeping the common prefix, erasing the rest) and
+ * evaluates only what is new, so Algorithm 1's prompts, which share their prefix with the
+ * previous step, cost only their tails.
+ *
+ * Probabilities come from `controlledEvaluate` with `generateNext.probabilities`: in
+ * node-llama-cpp 3.21.1 that is the softmax over the whole vocabulary of the raw logits
+ * (the greedy sampler leaves logits untouched). Its cost grows with the vocabulary, so it
+ * is asked only at positions whose distribution is needed.
+ */
+import type {
+  ControlledEvaluateIndexOutput,
+  ControlledEvaluateInputItem,
+  LlamaContext,
+  LlamaContextSequence,
+  Token,
+} from 'node-llama-cpp';
+import {
+  ContextOverflowError,
+  type BinaryDecision,
+  type GenerationOptions,
+  type GenerationResult,
+  type ModelSession,
+} from '../completionModel.js';
+import { binaryDecision, safeLog } from './binaryDecision.js';
+import { findTextStop } from './stopRules.js';
+import { SerialQueue } from './serialQueue.js';
+
+/** What a session needs from its model besides the sequence. */
+export interface SessionModelHooks {
+  /** Text of generated tokens; `previous` are the tokens before them (for leading-space rules). */
+  detokenize(tokens: number[], previous: number[]): string;
+  /** End of generation: EOS, end of text, or any control token. */
+  isStopToken(token: number): boolean;
+}
+
+/** Tokens per evaluation call while reading a prompt; between calls an abort is noticed. */
+const PROMPT_CHUNK = 256;
+/** Prompt tokens passed to detokenize as context for the generated text. */
+const DETOKENIZE_CONTEXT = 8;
+
+const PROBABILITIES = { generateNext: { probabilities: true } } as const;
+
+export class LlamaSession implements ModelSession {
+  private readonly queue = new SerialQueue();
+  private lastReused = 0;
+  private totalReused = 0;
+
+  constructor(
+    private readonly context: LlamaContext,
+    private readonly sequence: LlamaContextSequence,
+    /** Positions an operation may use: the configured size, never more than the sequence holds. */
+    private readonly contextSize: number,
+    private readonly vocabularySize: number,
+    private readonly hooks: SessionModelHooks,
+    private readonly onDispose: () => void = () => undefined,
+  ) {}
+
+  get lastReusedTokens(): number {
+    return this.lastReused;
+  }
+
+  get totalReusedTokens(): number {
+    return this.totalReused;
+  }
+
+  decide(tokens: number[], first: number, second: number, signal?: AbortSignal): Promise<BinaryDecision> {
+    return this.queue.run(signal, async () => {
+      this.checkFits('decide', tokens.length);
+      this.checkIds(tokens, [first, second]);
+      return binaryDecision(await this.nextDistribution(tokens, signal), first, second);
+    });
+  }
+
+  decideSequence(
+    tokens: number[], first: number, second: number, steps: number, signal?: AbortSignal,
+  ): Promise<BinaryDecision[]> {
+    return this.queue.run(signal, async () => {
+      if (steps <= 0) return [];
+      this.checkFits('decideSequence', tokens.length + steps - 1);
+      this.checkIds(tokens, [first, second]);
+      const decisions = [binaryDecision(await this.nextDistribution(tokens, signal), first, second)];
+      while (decisions.length < steps) {
+        signal?.throwIfAborted();
+        const chosen = decisions[decisions.length - 1].probabilityFirst >= 0.5 ? first : second;
+        // One evaluation per step: the chosen token, asking for the next distribution.
+        const [output] = await this.sequence.controlledEvaluate([[chosen as Token, PROBABILITIES]]);
+        decisions.push(binaryDecision(probabilitiesOf(output), first, second));
+      }
+      return decisions;
+    });
+  }
+
+  logLikelihood(tokens: number[], target: number[], signal?: AbortSignal): Promise<number> {
+    return this.queue.run(signal, async () => {
+      if (target.length === 0) return 0;
+      requireTokens(tokens);
+      // The last target token is predicted, never evaluated.
+      const sequence = [...tokens, ...target.slice(0, -1)];
+      this.checkFits('logLikelihood', sequence.length);
+      this.checkIds(tokens, target);
+      const firstPredicting = tokens.length - 1;
+      const reused = await this.alignCache(sequence, firstPredicting);
+      const items = sequence.slice(reused).map((token, i): ControlledEvaluateInputItem =>
+        reused + i >= firstPredicting ? [token as Token, PROBABILITIES] : (token as Token));
+      const outputs = await this.evaluateInChunks(items, signal);
+      let sum = 0;
+      target.forEach((token, t) => {
+        sum += safeLog(probabilitiesOf(outputs[firstPredicting + t - reused]).get(token) ?? 0);
+      });
+      return sum;
+    });
+  }
+
+  generate(tokens: number[], options: GenerationOptions, signal?: AbortSignal): Promise<GenerationResult> {
+    const aborted = (): GenerationResult => ({ text: '', tokens: [], stoppedBy: 'aborted' });
+    return this.queue.run(signal, () => this.generateNow(tokens, options, signal), aborted);
+  }
+
+  async dispose(): Promise<void> {
+    this.onDispose();
+    await this.queue.run(undefined, async () => {
+      if (this.sequence.disposed) return;
+      await this.sequence.dispose();
+      await this.context.dispose();
+    });
+  }
+
+  private checkFits(operation: string, positions: number): void {
+    if (positions > this.contextSize) throw new ContextOverflowError(operation, positions, this.contextSize);
+  }
+
+  /** llama.cpp answers an out-of-vocabulary id with a bare "Eval has failed"; name the culprit. */
+  private checkIds(tokens: number[], others: number[]): void {
+    const bad = (id: number) => !Number.isInteger(id) || id < 0 || id >= this.vocabularySize;
+    const at = tokens.findIndex(bad);
+    if (at >= 0) throw new RangeError(`token id ${tokens[at]} at position ${at} is outside the vocabulary (${this.vocabularySize})`);
+    const other = others.find(bad);
+    if (other !== undefined) throw new RangeError(`token id ${other} is outside the vocabulary (${this.vocabularySize})`);
+  }
+
+  /**
+   * Keep the cached prefix shared with `tokens`, but never past `firstNeededOutput`: the
+   * distribution after a token exists only while evaluating it, so that token is re-fed.
+   * Returns the number of reused tokens.
+   */
+  private async alignCache(tokens: number[], firstNeededOutput: number): Promise<number> {
+    const common = this.sequence.compareContextTokens(tokens as Token[]).firstDifferentIndex;
+    const reused = Math.min(common, firstNeededOutput);
+    const end = this.sequence.nextTokenIndex;
+    if (end > reused) await this.sequence.eraseContextTokenRanges([{ start: reused, end }]);
+    this.lastReused = reused;
+    this.totalReused += reused;
+    return reused;
+  }
+
+  /** The full-vocabulary distribution of the token after `tokens`. */
+  private async nextDistribution(tokens: number[], signal?: AbortSignal): Promise<Map<number, number>> {
+    requireTokens(tokens);
+    const last = tokens.length - 1;
+    const reused = await this.alignCache(tokens, last);
+    const items: ControlledEvaluateInputItem[] = tokens.slice(reused, last).map((t) => t as Token);
+    items.push([tokens[last] as Token, PROBABILITIES]);
+    const outputs = await this.evaluateInChunks(items, signal);
+    return probabilitiesOf(outputs[outputs.length - 1]);
+  }
+
+  /** Evaluate in chunks, checking the signal between them, so a long prompt can be abandoned. */
+  private async evaluateInChunks(
+    items: ControlledEvaluateInputItem[], signal?: AbortSignal,
+  ): Promise<Array<ControlledEvaluateIndexOutput | undefined>> {
+    const outputs: Array<ControlledEvaluateIndexOutput | undefined> = [];
+    for (let start = 0; start < items.length; start += PROMPT_CHUNK) {
+      signal?.throwIfAborted();
+      const chunk = items.slice(start, start + PROMPT_CHUNK);
+      const results = await this.sequence.controlledEvaluate(chunk);
+      for (let i = 0; i < chunk.length; i++) outputs.push(results[i]);
+    }
+    return outputs;
+  }
+
+  private async generateNow(tokens: number[], options: GenerationOptions, signal?: AbortSignal): Promise<GenerationResult> {
+    const maxTokens = Math.max(0, Math.floor(options.maxTokens));
+    if (maxTokens === 0) return { text: '', tokens: [], stoppedBy: 'max-tokens' };
+    requireTokens(tokens);
+    this.checkFits('generate', tokens.length + maxTokens);
+    this.checkIds(tokens, []);
+    const last = tokens.length - 1;
+    const reused = await this.alignCache(tokens, last);
+    try {
+      await this.evaluateInChunks(tokens.slice(reused, last).map((t) => t as Token), signal);
+    } catch (error) {
+      if (signal?.aborted) return { text: '', tokens: [], stoppedBy: 'aborted' };
+      throw error;
+    }
+    return this.decodeGreedy(tokens, maxTokens, options, signal);
+  }
+
+  /** Greedy decoding from the prompt's last token, applying the stop rules after each token. */
+  private async decodeGreedy(
+    prompt: number[], maxTokens: number, options: GenerationOptions, signal?: AbortSignal,
+  ): Promise<GenerationResult> {
+    const generated: number[] = [];
+    const context = prompt.slice(-DETOKENIZE_CONTEXT);
+    let stoppedBy: GenerationResult['stoppedBy'] = 'max-tokens';
+    const stream = this.sequence.evaluate([prompt[prompt.length - 1] as Token], { temperature: 0, yieldEogToken: true });
+    for await (const token of stream) {
+      if (this.hooks.isStopToken(token)) {
+        stoppedBy = 'eos';
+        break;
+      }
+      generated.push(token);
+      const text = this.hooks.detokenize(generated, context);
+      const stop = findTextStop(text, options);
+      if (stop) return this.cutAt(generated, context, text.slice(0, stop.index), stop.reason);
+      if (generated.length >= maxTokens) break;
+      if (signal?.aborted) {
+        stoppedBy = 'aborted';
+        break;
+      }
+    }
+    return this.withoutPartialCharacter(generated, context, stoppedBy);
+  }
+
+  /**
+   * A limit, an abort or a stop token can cut a multi-byte character, whose bytes decode to
+   * U+FFFD; drop those tokens rather than hand the editor a replacement character.
+   */
+  private withoutPartialCharacter(generated: number[], context: number[], stoppedBy: GenerationResult['stoppedBy']): GenerationResult {
+    const kept = [...generated];
+    let text = this.hooks.detokenize(kept, context);
+    while (kept.length > 0 && text.endsWith('\uFFFD')) {
+      kept.pop();
+      text = this.hooks.detokenize(kept, context);
+    }
+    return { text, tokens: kept, stoppedBy };
+  }
+
+  /** Keep the tokens whose text lies wholly inside the cut text. */
+  private cutAt(generated: number[], context: number[], text: string, reason: GenerationResult['stoppedBy']): GenerationResult {
+    const kept = [...generated];
+    while (kept.length > 0 && this.hooks.detokenize(kept, context).length > text.length) kept.pop();
+    return { text, tokens: kept, stoppedBy: reason };
+  }
+}
+
+function requireTokens(tokens: number[]): void {
+  // With no token there is no position to predict from; the prompt module always sends some.
+  if (tokens.length === 0) throw new RangeError('a model operation needs at least one prompt token');
+}
+
+function probabilitiesOf(output: ControlledEvaluateIndexOutput | undefined): Map<number, number> {
+  const probabilities = output?.next.probabilities;
+  if (!probabilities) throw new Error('llama.cpp returned no probabilities for a requested position');
+  return probabilities as Map<number, number>;
+}

@@ -1,0 +1,89 @@
+/**
+ * Loads a GGUF model with node-llama-cpp. The file is validated by our own GGUF reader
+ * first, so a missing, foreign or truncated file gives a clear message with the fix
+ * instead of a native error (or a native abort) from llama.cpp.
+ */
+import type { LoadModelOptions, LoadModelResult, ModelInfo } from '../completionModel.js';
+import type { Logger } from '../../util/logger.js';
+import { kvArray, kvString, readGgufHeader, type GgufHeader } from '../gguf/ggufReader.js';
+import { GgufValueType } from '../gguf/ggufTypes.js';
+import { scanSpecialTokens } from './specialTokenIds.js';
+import { acquireRuntime, resolveThreads, type RuntimeLease } from './llamaRuntime.js';
+import { LlamaCompletionModel } from './llamaCompletionModel.js';
+
+/** Context size when the user sets none: the training context, at most this. */
+export const DEFAULT_MAX_CONTEXT = 4096;
+
+const SETTING_HINT = 'Set reposhapley.modelPath to a GGUF model file, or leave it empty to use the bundled default model.';
+
+/**
+ * Load the model at `options.path`. Never throws for expected failures: a missing file is
+ * `missing`, a file that is not a usable GGUF is `invalid`, and a failure inside
+ * llama.cpp (no binary, out of memory, unsupported architecture) is `error`.
+ */
+export async function loadLlamaModel(options: LoadModelOptions, logger: Logger): Promise<LoadModelResult> {
+  const checked = await validateModelFile(options.path);
+  if (checked.kind !== 'ok') return checked;
+  const threads = resolveThreads(options.threads);
+  let lease: RuntimeLease | undefined;
+  try {
+    lease = await acquireRuntime(logger, threads);
+    const model = await lease.llama.loadModel({ modelPath: options.path, gpuLayers: options.gpuLayers });
+    const contextSize = options.contextSize && options.contextSize > 0
+      ? Math.floor(options.contextSize)
+      : Math.min(model.trainContextSize || DEFAULT_MAX_CONTEXT, DEFAULT_MAX_CONTEXT);
+    const info = describeModel(options.path, checked.header, logger, {
+      contextSize, threads, gpuLayers: model.gpuLayers,
+    });
+    logger.info(`loaded ${info.name ?? info.architecture} from ${options.path}: vocabulary ${info.vocabularySize}, ` +
+      `context ${contextSize}, threads ${threads}, GPU layers ${model.gpuLayers}, control tokens ${info.hasControlTokens}`);
+    return { kind: 'ok', model: new LlamaCompletionModel(model, info, { contextSize, threads, flashAttention: options.flashAttention ?? false }, logger, lease.release) };
+  } catch (error) {
+    lease?.release();
+    return { kind: 'error', message: `Could not load model ${options.path}: ${(error as Error).message}` };
+  }
+}
+
+type ValidatedFile = { kind: 'ok'; header: GgufHeader } | { kind: 'missing' | 'invalid'; message: string };
+
+/** Check existence, GGUF structure, file length and the metadata llama.cpp cannot do without. */
+export async function validateModelFile(path: string): Promise<ValidatedFile> {
+  if (path.trim() === '') return { kind: 'missing', message: `No model file configured. ${SETTING_HINT}` };
+  const read = await readGgufHeader(path);
+  if (read.kind !== 'ok') {
+    if (read.kind === 'missing') return { kind: 'missing', message: `Model file not found: ${path}. ${SETTING_HINT}` };
+    return { kind: 'invalid', message: `${read.message}. Download or export the model again, or point reposhapley.modelPath at a valid GGUF file.` };
+  }
+  const header = read.header;
+  const missing = ['general.architecture', 'tokenizer.ggml.model'].filter((key) => kvString(header, key) === undefined);
+  if (!kvArray(header, 'tokenizer.ggml.tokens')) missing.push('tokenizer.ggml.tokens');
+  if (missing.length > 0) {
+    return { kind: 'invalid', message: `${path} is a GGUF file but not a usable language model: it lacks ${missing.join(', ')}. ${SETTING_HINT}` };
+  }
+  if (header.tensors.length === 0) {
+    return { kind: 'invalid', message: `${path} holds only a vocabulary (no weights). ${SETTING_HINT}` };
+  }
+  return read;
+}
+
+function describeModel(
+  path: string, header: GgufHeader, logger: Logger,
+  runtime: { contextSize: number; threads: number; gpuLayers: number },
+): ModelInfo {
+  const scan = scanSpecialTokens(header);
+  for (const warning of scan.warnings) logger.warn(warning);
+  const addBos = header.kv.get('tokenizer.ggml.add_bos_token');
+  return {
+    path,
+    architecture: kvString(header, 'general.architecture') ?? 'unknown',
+    name: kvString(header, 'general.name'),
+    contextSize: runtime.contextSize,
+    vocabularySize: kvArray(header, 'tokenizer.ggml.tokens')?.length ?? 0,
+    special: scan.special,
+    hasControlTokens: scan.hasControlTokens,
+    fimLayout: scan.fimLayout,
+    addBeginOfText: addBos?.type === GgufValueType.BOOL ? Boolean(addBos.value) : undefined,
+    gpuLayers: runtime.gpuLayers,
+    threads: runtime.threads,
+  };
+}
