@@ -114,7 +114,7 @@ class RepoShapleyEngine implements CompletionEngine {
   /** Load the model in the background so the first completion does not pay for it. */
   async warmModel(): Promise<void> {
     const state = await this.models.get(this.settings);
-    if (state.kind === 'no-model') this.notify({ severity: 'error', message: state.message });
+    if (state.kind === 'no-model') this.notify({ severity: 'error', message: state.message, status: 'no-model' });
   }
 
   async complete(request: CompletionRequest, signal: AbortSignal): Promise<CompletionOutcome> {
@@ -123,7 +123,7 @@ class RepoShapleyEngine implements CompletionEngine {
     if (!document) return { kind: 'unknown-document', message: `${request.uri} is not open` };
     const state = await this.models.get(this.settings);
     if (state.kind === 'no-model') {
-      this.notify({ severity: 'error', message: state.message });
+      this.notify({ severity: 'error', message: state.message, status: 'no-model' });
       return { kind: 'no-model', message: state.message };
     }
     const release = await this.modelLock.acquire(signal);

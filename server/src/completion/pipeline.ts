@@ -9,7 +9,7 @@ import type { PolicyContext, PolicyResult } from '../control/types.js';
 import type { IndexView } from '../indexing/types.js';
 import type { CompletionModel, ModelSession } from '../model/completionModel.js';
 import type { PackedChunk } from '../prompt/budget.js';
-import { packCandidates } from '../prompt/budget.js';
+import { fitBudgetsToContext, packCandidates } from '../prompt/budget.js';
 import type { LineTokenizer } from '../prompt/lineTokenizer.js';
 import { planPlainFim } from '../prompt/plainFim.js';
 import { toTokenIds } from '../prompt/segments.js';
@@ -74,7 +74,8 @@ function buildContext(
 ): PolicyContext {
   const { settings, model, tokenizer } = input;
   const layout = layoutFor(model.info);
-  const plan = (layout === 'plain-fim' ? planPlainFim : planPrompt)(split.prefix, split.suffix, [], settings.budgets, tokenizer);
+  const budgets = fitBudgetsToContext(settings.budgets, model.info.contextSize, settings.maxTokens, settings.topK);
+  const plan = (layout === 'plain-fim' ? planPlainFim : planPrompt)(split.prefix, split.suffix, [], budgets, tokenizer);
   let retrieved: { candidates: Candidate[]; packed: PackedChunk[] } | undefined;
   return {
     layout, session: input.session, special: model.info.special, inFile: plan, signal,
@@ -90,8 +91,8 @@ function buildContext(
         { topK: settings.topK, windowLines: settings.windowLines },
       );
       const packed = layout === 'plain-fim'
-        ? planPlainFim('', '', candidates, settings.budgets, tokenizer).packed
-        : packCandidates(candidates, settings.budgets.chunkTokens, tokenizer);
+        ? planPlainFim('', '', candidates, budgets, tokenizer).packed
+        : packCandidates(candidates, budgets.chunkTokens, tokenizer);
       addRetrievalMs(performance.now() - t0);
       return (retrieved = { candidates, packed });
     },

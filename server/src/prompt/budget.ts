@@ -5,6 +5,7 @@
  * reduced to its signature before it is dropped (Rivet §3.4, Budget Shaping).
  */
 import type { Candidate } from '../retrieval/types.js';
+import type { PromptBudgets } from '../../../shared/settings.js';
 import { LineTokenizer, splitKeepingNewlines } from './lineTokenizer.js';
 
 /** A span of text with its ids. */
@@ -101,4 +102,24 @@ function tailOfLine(line: string, budget: number, tokenizer: LineTokenizer): Tok
   if (budget <= 0) return { text: '', ids: [] };
   const text = line.slice(-budget * 4);
   return { text, ids: tokenizer.piece(text).slice(-budget) };
+}
+
+/**
+ * Shrink the budgets proportionally when prefix + suffix + chunks, the control tokens
+ * (2 per chunk, K selection decisions, 6 markers) and the generated tokens exceed the model's
+ * context; budgets that already fit are returned unchanged.
+ */
+export function fitBudgetsToContext(
+  budgets: PromptBudgets, contextSize: number, maxTokens: number, topK: number,
+): PromptBudgets {
+  const overhead = 3 * Math.min(topK, MAX_PACKED_CHUNKS) + 6 + maxTokens;
+  const wanted = budgets.prefixTokens + budgets.suffixTokens + budgets.chunkTokens;
+  const available = Math.max(0, contextSize - overhead);
+  if (wanted <= available) return budgets;
+  const scale = available / wanted;
+  return {
+    prefixTokens: Math.floor(budgets.prefixTokens * scale),
+    suffixTokens: Math.floor(budgets.suffixTokens * scale),
+    chunkTokens: Math.floor(budgets.chunkTokens * scale),
+  };
 }

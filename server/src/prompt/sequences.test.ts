@@ -111,3 +111,14 @@ describe('token ids', () => {
     expect(() => toTokenIds(selectionSegments(plan), { ...ids, need: undefined })).toThrow(MissingSpecialTokenError);
   });
 });
+
+describe('fitBudgetsToContext', () => {
+  test('budgets that fit are unchanged; others shrink proportionally to leave room for control and generation', async () => {
+    const { fitBudgetsToContext } = await import('./budget.js');
+    const budgets = { prefixTokens: 1024, suffixTokens: 256, chunkTokens: 1024 };
+    expect(fitBudgetsToContext(budgets, 4096, 64, 10)).toBe(budgets);
+    const small = fitBudgetsToContext(budgets, 512, 64, 10);
+    expect(small.prefixTokens + small.suffixTokens + small.chunkTokens + 30 + 6 + 64).toBeLessThanOrEqual(512);
+    expect(small.prefixTokens).toBeGreaterThan(small.suffixTokens);
+  });
+});
