@@ -22,7 +22,7 @@ import { ModelManager, type ModelLoader } from './modelManager.js';
 import { OpenDocuments, uriToPath } from './openDocuments.js';
 import { runPipeline } from './pipeline.js';
 import { mergeSettings, settingsFrom } from './settings.js';
-import { Mutex } from './mutex.js';
+import { Mutex } from '../util/mutex.js';
 
 export interface EngineOptions {
   logger: Logger;

@@ -9,6 +9,7 @@
  * - One task runs at a time (the model is a single resource); waiting tasks go in FIFO order.
  */
 import type { Logger } from '../util/logger.js';
+import { Mutex } from '../util/mutex.js';
 import { toAbortSignal, type CancellationLike } from './converters.js';
 
 /** Why a scheduled task produced no value. */
@@ -33,45 +34,6 @@ interface Ticket<T> {
   answered: boolean;
 }
 
-/** A single-slot FIFO lock whose waiters can give up (abort) without blocking the others. */
-class Slot {
-  private busy = false;
-  private readonly waiters: Array<() => void> = [];
-
-  /** Resolves with a release function, or undefined if the signal aborted first. */
-  acquire(signal: AbortSignal): Promise<(() => void) | undefined> {
-    if (signal.aborted) return Promise.resolve(undefined);
-    if (!this.busy) {
-      this.busy = true;
-      return Promise.resolve(this.releaser());
-    }
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        signal.removeEventListener('abort', giveUp);
-        resolve(this.releaser());
-      };
-      const giveUp = (): void => {
-        const index = this.waiters.indexOf(wake);
-        if (index >= 0) this.waiters.splice(index, 1);
-        resolve(undefined);
-      };
-      this.waiters.push(wake);
-      signal.addEventListener('abort', giveUp, { once: true });
-    });
-  }
-
-  private releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiters.shift();
-      if (next) next();
-      else this.busy = false;
-    };
-  }
-}
-
 /** Resolves after `ms`, or early (false) when the signal aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
@@ -91,7 +53,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 /** Debounces, supersedes and serializes completion work per document. */
 export class CompletionScheduler {
   private readonly latest = new Map<string, Ticket<unknown>>();
-  private readonly slot = new Slot();
+  private readonly slot = new Mutex();
 
   constructor(private readonly options: SchedulerOptions) {}
 
