@@ -94,7 +94,8 @@ class RepoShapleyEngine implements CompletionEngine {
 
   closeDocument(uri: string): void {
     const document = this.documents.close(uri);
-    if (document?.absPath) this.index.closeDocument(document.absPath);
+    if (!document?.absPath) return;
+    this.index.closeDocument(document.absPath).catch((error: unknown) => this.logger.error(`closing ${uri}: ${String(error)}`));
   }
 
   async filesChanged(events: WatchedFileEvent[]): Promise<void> {

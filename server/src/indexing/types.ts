@@ -42,8 +42,11 @@ export interface Definition {
 export interface ImportRecord {
   /** Module as written, with leading dots for relative imports (`..util`). */
   module: string;
-  /** Imported names with their local alias; empty for `import module`. `*` for star imports. */
-  names: { name: string; alias?: string }[];
+  /**
+   * Imported names with their local alias; empty for `import module`. `*` for star imports.
+   * `resolvedPath` is set when the name is itself a submodule (`from pkg import sub` -> `pkg/sub.py`).
+   */
+  names: { name: string; alias?: string; resolvedPath?: string }[];
   /** Alias for `import module as alias`. */
   alias?: string;
   line: number;

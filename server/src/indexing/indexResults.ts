@@ -1,0 +1,74 @@
+/**
+ * Options and outcome types of WorkspaceIndex: expected outcomes are values, never exceptions.
+ */
+import type { Logger } from '../util/logger.js';
+import type { DiscoveryFs } from '../workspace/discoveryFs.js';
+import type { SkippedPath } from '../workspace/fileDiscovery.js';
+import type { ContentLimits } from '../workspace/fileFilters.js';
+import type { ChunkOptions } from './chunker.js';
+import type { PythonParser } from './parser.js';
+import type { SkipReason } from './types.js';
+
+/** Construction options; everything has a default. Chunk sizes (windowLines, windowStride, maxChunkLines) sit at top level. */
+export interface WorkspaceIndexOptions extends Partial<ChunkOptions> {
+  logger?: Logger;
+  /** A parser to use; when absent the index loads its own in the background (see `ready()`). */
+  parser?: PythonParser;
+  limits?: ContentLimits;
+  /** File-system port for discovery (tests inject failures). */
+  fs?: DiscoveryFs;
+  /** Files indexed between yields to the event loop in indexRoots, so an LSP server stays responsive. */
+  yieldEvery?: number;
+}
+
+/** Progress of indexRoots (the shape of completion/engine.ts's IndexProgress). */
+export interface IndexProgress {
+  filesDone: number;
+  filesTotal: number;
+  currentFile?: string;
+}
+
+/** Outcome of indexRoots: 'cancelled' keeps what was indexed so far. */
+export interface IndexRootsResult {
+  kind: 'ok' | 'cancelled';
+  files: number;
+  skipped: SkippedPath[];
+  wallMs: number;
+}
+
+/** Outcome of a disk update (upsertFromDisk, closeDocument). */
+export type UpsertResult =
+  | { kind: 'indexed'; relPath: string }
+  | { kind: 'skipped'; reason: SkipReason; detail: string }
+  /** An open buffer owns the file; the disk content is ignored until it closes. */
+  | { kind: 'buffer-open' }
+  /** A later update of the same path started before this one finished; it decides. */
+  | { kind: 'superseded' }
+  /** The parser could not load, or the index was disposed. */
+  | { kind: 'unavailable'; detail: string };
+
+/** Outcome of an open-document operation. */
+export type DocumentResult =
+  | { kind: 'indexed'; relPath: string }
+  /** Held for the editor but not in the index (outside the roots, vendored, failing a content rule). */
+  | { kind: 'held'; reason: SkipReason; detail: string }
+  /** Accepted; it is indexed as soon as the parser has loaded (only before `ready()` resolves). */
+  | { kind: 'pending' }
+  | { kind: 'not-open' };
+
+/** Sizes of the index, for status and benchmarks (spreads into completion's IndexStats). */
+export interface WorkspaceIndexStats {
+  files: number;
+  /** Paths skipped by the last indexRoots. */
+  skipped: number;
+  openDocuments: number;
+  windows: number;
+  structuralChunks: number;
+  definitions: number;
+  referencedNames: number;
+  imports: number;
+  lines: number;
+  /** UTF-8 bytes of indexed text. */
+  bytes: number;
+  version: number;
+}

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { firstDocstringLine } from './definitionText.js';
+import { createPythonParser, type PythonParser } from './parser.js';
+import { createStatementCache, extractSymbols, type StatementCache, type SymbolExtraction } from './symbols.js';
+
+let parser: PythonParser;
+beforeAll(async () => {
+  parser = await createPythonParser();
+});
+afterAll(() => parser.dispose());
+
+function extract(source: string, cache?: StatementCache): SymbolExtraction {
+  const tree = parser.parse(source);
+  try {
+    return extractSymbols(tree, source, 'pkg/m.py', cache);
+  } finally {
+    tree.delete();
+  }
+}
+
+const definition = (source: string, index = 0) => extract(source).sites[index]!.definition;
+
+describe('signatures', () => {
+  test.each([
+    { source: 'def f(a, b=1, *args, **kw) -> int:\n    pass', signature: 'def f(a, b=1, *args, **kw) -> int:' },
+    { source: 'async def fetch(url: str):\n    pass', signature: 'async def fetch(url: str):' },
+    { source: '@decorator\n@other(1)\ndef g(x):  # trailing comment\n    pass', signature: 'def g(x):' },
+    {
+      source: 'def h(\n    a,  # first\n    b: "x # not a comment",\n) -> None:\n    pass',
+      signature: 'def h(a, b: "x # not a comment",) -> None:',
+    },
+    { source: 'def spaced(a,     b):\n    pass', signature: 'def spaced(a, b):' },
+    { source: 'class K(Base, metaclass=Meta):\n    pass', signature: 'class K(Base, metaclass=Meta):' },
+    { source: 'class Plain:\n    pass', signature: 'class Plain:' },
+    { source: 'def lam(f=lambda x: x[1:2]):\n    pass', signature: 'def lam(f=lambda x: x[1:2]):' },
+    { source: 'def größe(ä):\n    pass', signature: 'def größe(ä):' },
+  ])('$signature', ({ source, signature }) => {
+    expect(definition(source).signature).toBe(signature);
+  });
+});
+
+describe('docstrings', () => {
+  test.each([
+    { name: 'triple-quoted, first line blank', source: 'def f():\n    """\n\n    Doc line.\n    More.\n    """', docstring: 'Doc line.' },
+    { name: 'single-quoted', source: "def f():\n    'Short.'", docstring: 'Short.' },
+    { name: 'raw string', source: 'def f():\n    r"""Raw \\d."""', docstring: 'Raw \\d.' },
+    { name: 'comment before it', source: 'def f():\n    # note\n    """After comment."""', docstring: 'After comment.' },
+    { name: 'class docstring', source: 'class C:\n    """Class doc."""\n    x = 1', docstring: 'Class doc.' },
+    { name: 'implicitly concatenated', source: 'def f():\n    "First" "second"', docstring: 'First' },
+    { name: 'not the first statement', source: 'def f():\n    x = 1\n    """Not a docstring."""', docstring: undefined },
+    { name: 'f-strings are not docstrings', source: 'def f():\n    f"""{x}"""', docstring: undefined },
+    { name: 'bytes are not docstrings', source: 'def f():\n    b"bytes"', docstring: undefined },
+    { name: 'empty docstring', source: 'def f():\n    """   """', docstring: undefined },
+  ])('$name', ({ source, docstring }) => {
+    expect(definition(source).docstring).toBe(docstring);
+  });
+
+  test('firstDocstringLine strips quotes and prefixes', () => {
+    expect(firstDocstringLine("u'''\n  Hello\n'''")).toBe('Hello');
+    expect(firstDocstringLine('not a string')).toBeUndefined();
+  });
+});
+
+describe('definitions', () => {
+  test('kinds, qualified names and ranges', () => {
+    const source = [
+      'class A:', //                 0
+      '    @staticmethod', //        1
+      '    def s():', //             2
+      '        def helper():', //    3
+      '            class Local:', // 4
+      '                pass', //     5
+      '        return helper', //    6
+      '    if DEBUG:', //            7
+      '        def debug(self):', // 8
+      '            pass', //         9
+      'def top():', //              10
+      '    pass', //                 11
+    ].join('\n');
+    const described = extract(source).sites.map(({ definition: d, headerLine, firstMethodLine }) =>
+      `${d.kind} ${d.qualifiedName} ${d.startLine}-${d.endLine} header=${headerLine}${firstMethodLine === undefined ? '' : ` first=${firstMethodLine}`}`);
+    expect(described).toEqual([
+      'class A 0-10 header=0 first=1',
+      'method A.s 1-7 header=2',
+      'function A.s.<locals>.helper 3-6 header=3',
+      'class A.s.<locals>.helper.<locals>.Local 4-6 header=4',
+      'method A.debug 8-10 header=8',
+      'function top 10-12 header=10',
+    ]);
+    expect(extract(source).sites.every((s) => s.definition.relPath === 'pkg/m.py')).toBe(true);
+  });
+});
+
+describe('imports', () => {
+  test.each([
+    { source: 'import os', records: [{ module: 'os', names: [], line: 0 }] },
+    { source: 'import a.b as c, d', records: [{ module: 'a.b', names: [], alias: 'c', line: 0 }, { module: 'd', names: [], line: 0 }] },
+    { source: 'from x import y as z, w', records: [{ module: 'x', names: [{ name: 'y', alias: 'z' }, { name: 'w' }], line: 0 }] },
+    { source: 'from ..pkg.mod import (\n    a,\n    b as c,\n)', records: [{ module: '..pkg.mod', names: [{ name: 'a' }, { name: 'b', alias: 'c' }], line: 0 }] },
+    { source: 'from . import sibling', records: [{ module: '.', names: [{ name: 'sibling' }], line: 0 }] },
+    { source: 'from .mod import *', records: [{ module: '.mod', names: [{ name: '*' }], line: 0 }] },
+    { source: 'from __future__ import annotations', records: [{ module: '__future__', names: [{ name: 'annotations' }], line: 0 }] },
+    {
+      source: 'try:\n    import simplejson as json\nexcept ImportError:\n    import json',
+      records: [{ module: 'simplejson', names: [], alias: 'json', line: 1 }, { module: 'json', names: [], line: 3 }],
+    },
+    { source: 'if TYPE_CHECKING:\n    from typing import Any', records: [{ module: 'typing', names: [{ name: 'Any' }], line: 1 }] },
+    { source: 'def f():\n    import local_only', records: [] },
+    { source: 'class C:\n    import not_module_level', records: [] },
+  ])('$source', ({ source, records }) => {
+    expect(extract(source).imports).toEqual(records);
+  });
+});
+
+describe('references', () => {
+  test('identifier -> lines where it is used, not where def/class defines it', () => {
+    const source = [
+      'import os', //                        0
+      'def f(x):', //                        1
+      '    return os.path.join(x, y)', //    2
+      'class C(Base):', //                   3
+      '    pass', //                         4
+      'f(C); f(1)', //                       5
+      's = "os in a string"  # os comment', // 6
+      't = f"{os.sep}"', //                  7
+    ].join('\n');
+    const references = extract(source).references;
+    expect(references.get('os')).toEqual([0, 2, 7]);
+    expect(references.get('f')).toEqual([5]);
+    expect(references.get('x')).toEqual([1, 2]);
+    expect(references.get('C')).toEqual([5]);
+    expect(references.get('Base')).toEqual([3]);
+    expect(references.get('join')).toEqual([2]);
+    expect(references.has('return')).toBe(false);
+    expect(references.has('comment')).toBe(false);
+  });
+
+  test('unicode identifiers', () => {
+    expect(extract('def größe():\n    pass\ngröße()').references.get('größe')).toEqual([2]);
+  });
+});
+
+describe('statement cache', () => {
+  test('re-extraction with a cache equals extraction from scratch, after lines move', () => {
+    const before = 'import os\n\nclass A:\n    def m(self):\n        return os.sep\n\ndef g():\n    return A()\n';
+    const after = 'import os\nimport sys\n\nclass A:\n    def m(self):\n        return os.sep + sys.argv[0]\n\ndef g():\n    return A()\n';
+    const cache: StatementCache = createStatementCache();
+    extract(before, cache);
+    expect(extract(after, cache)).toEqual(extract(after));
+    expect(cache.units.size).toBe(4);
+  });
+});

@@ -1,0 +1,262 @@
+import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { nodeDiscoveryFs } from '../workspace/discoveryFs.js';
+import { buildFileIndex } from './fileIndexer.js';
+import { createPythonParser, type PythonParser } from './parser.js';
+import type { DocumentEdit } from './textEdits.js';
+import type { FileChange, FileIndex } from './types.js';
+import { WorkspaceIndex } from './workspaceIndex.js';
+
+let tmp: string;
+let parser: PythonParser;
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'rs-index-'));
+  parser = await createPythonParser();
+});
+afterAll(async () => {
+  parser.dispose();
+  await rm(tmp, { recursive: true, force: true });
+});
+
+let root: string;
+let index: WorkspaceIndex;
+let workspaceCount = 0;
+beforeEach(async () => {
+  root = path.join(tmp, `ws${++workspaceCount}`);
+  await mkdir(root, { recursive: true });
+  index = await WorkspaceIndex.create();
+});
+afterEach(() => index.dispose());
+
+async function put(relPath: string, content: string): Promise<string> {
+  const file = path.join(root, relPath);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, content);
+  return file;
+}
+
+const at = (line: number, character: number) => ({ line, character });
+const range = (sl: number, sc: number, el: number, ec: number) => ({ start: at(sl, sc), end: at(el, ec) });
+
+/** Everything retrieval can see, as text: chunk texts, definitions, references. */
+function visibleText(view: WorkspaceIndex): string[] {
+  const seen: string[] = [];
+  for (const file of view.files()) {
+    for (const chunk of [...file.windows, ...file.structural]) seen.push(view.chunkText(chunk));
+    for (const d of file.definitions) seen.push(d.name, d.signature, d.docstring ?? '', view.chunkText(d));
+    for (const [name, lines] of file.references) {
+      seen.push(name);
+      for (const line of lines) seen.push(file.lines[line] ?? '');
+    }
+  }
+  return seen;
+}
+
+const CANARY = 'CANARY_TOKEN_12345 = 1';
+const CANARY_FILE = ['import os', '', 'def before():', '    return os.sep', '', CANARY, '', 'def after():', '    return CANARY_TOKEN_12345', ''].join('\n');
+
+describe('an open buffer replaces its disk content', () => {
+  test('a line deleted in the buffer is invisible; edited back it appears; closing restores the disk', async () => {
+    const file = await put('canary.py', CANARY_FILE);
+    await index.indexRoots([root]);
+    expect(visibleText(index).some((t) => t.includes('CANARY_TOKEN_12345'))).toBe(true);
+
+    const buffer = CANARY_FILE.replace(`${CANARY}\n`, '').replace('return CANARY_TOKEN_12345', 'return 0');
+    expect(index.openDocument(file, buffer)).toEqual({ kind: 'indexed', relPath: 'canary.py' });
+    expect(visibleText(index).filter((t) => t.includes('CANARY_TOKEN_12345'))).toEqual([]);
+    expect(index.referencesTo('CANARY_TOKEN_12345')).toEqual([]);
+    expect(index.file('canary.py')?.fromBuffer).toBe(true);
+
+    // A watcher event for the file while it is open must not bring the disk content back.
+    await writeFile(file, `${CANARY_FILE}\nANOTHER = CANARY_TOKEN_12345\n`);
+    expect(await index.upsertFromDisk(file)).toEqual({ kind: 'buffer-open' });
+    expect(visibleText(index).filter((t) => t.includes('CANARY_TOKEN_12345'))).toEqual([]);
+
+    index.applyDocumentEdits(file, [{ range: range(4, 0, 4, 0), text: `${CANARY}\n` }]);
+    expect(index.file('canary.py')!.lines[4]).toBe(CANARY);
+    expect(index.referencesTo('CANARY_TOKEN_12345')).toEqual([{ relPath: 'canary.py', line: 4 }]);
+    expect(index.file('canary.py')!.windows.some((w) => index.chunkText(w).includes(CANARY))).toBe(true);
+
+    expect(await index.closeDocument(file)).toEqual({ kind: 'indexed', relPath: 'canary.py' });
+    const restored = index.file('canary.py')!;
+    expect(restored.fromBuffer).toBe(false);
+    expect(restored.text).toBe(`${CANARY_FILE}\nANOTHER = CANARY_TOKEN_12345\n`);
+    expect(index.referencesTo('CANARY_TOKEN_12345').map((r) => r.line)).toEqual([5, 8, 10]);
+  });
+
+  test('closing a buffer whose file is not on disk drops it', async () => {
+    await index.indexRoots([root]);
+    const unsaved = path.join(root, 'new_module.py');
+    expect(index.openDocument(unsaved, 'def fresh():\n    pass\n')).toEqual({ kind: 'indexed', relPath: 'new_module.py' });
+    expect(index.definitionsNamed('fresh')).toHaveLength(1);
+    expect(await index.closeDocument(unsaved)).toMatchObject({ kind: 'skipped', reason: 'unreadable' });
+    expect(index.file('new_module.py')).toBeUndefined();
+    expect(index.definitionsNamed('fresh')).toEqual([]);
+  });
+
+  test('documents outside the roots, or vendored, are held but not indexed', async () => {
+    await put('vendor/lib.py', 'def vendored():\n    pass\n');
+    await index.indexRoots([root]);
+    const elsewhere = path.join(tmp, 'scratch.py');
+    expect(index.openDocument(elsewhere, 'def outside():\n    pass\n')).toMatchObject({ kind: 'held', reason: 'outside-workspace' });
+    expect(index.openDocument(path.join(root, 'vendor/lib.py'), 'def vendored():\n    pass\n')).toMatchObject({ kind: 'held', reason: 'vendored-or-generated-directory' });
+    expect(index.applyDocumentEdits(elsewhere, [{ range: range(0, 4, 0, 11), text: 'moved' }])).toMatchObject({ kind: 'held' });
+    expect(index.openDocumentText(elsewhere)).toEqual({ text: 'def moved():\n    pass\n' });
+    expect([...index.files()]).toEqual([]);
+    expect(index.applyDocumentEdits(path.join(root, 'never-opened.py'), [])).toEqual({ kind: 'not-open' });
+  });
+
+  test('a buffer that turns minified is withdrawn, and its disk content with it', async () => {
+    const file = await put('m.py', 'x = 1\n');
+    await index.indexRoots([root]);
+    index.openDocument(file, 'x = 1\n');
+    expect(index.applyDocumentEdits(file, [{ range: range(1, 0, 1, 0), text: `y = "${'z'.repeat(400)}"\n` }])).toMatchObject({ kind: 'held', reason: 'minified' });
+    expect(index.file('m.py')).toBeUndefined();
+    expect(index.applyDocumentEdits(file, [{ range: range(1, 0, 2, 0), text: '' }])).toEqual({ kind: 'indexed', relPath: 'm.py' });
+  });
+
+  test('a document opened before the roots are known is indexed once they are', async () => {
+    const file = await put('early.py', 'def disk():\n    pass\n');
+    expect(index.openDocument(file, 'def buffer():\n    pass\n')).toMatchObject({ kind: 'held', reason: 'outside-workspace' });
+    await index.indexRoots([root]);
+    expect(index.definitionsNamed('buffer')).toHaveLength(1);
+    expect(index.definitionsNamed('disk')).toEqual([]);
+  });
+
+  test('an open document wins over a disk read that was already in flight', async () => {
+    const file = await put('race.py', 'def disk():\n    pass\n');
+    await index.indexRoots([root]);
+    const pending = index.upsertFromDisk(file);
+    index.openDocument(file, 'def buffer():\n    pass\n');
+    expect((await pending).kind).toMatch(/^(buffer-open|superseded)$/);
+    expect(index.definitionsNamed('disk')).toEqual([]);
+    expect(index.definitionsNamed('buffer')).toHaveLength(1);
+  });
+});
+
+describe('incremental updates', () => {
+  const comparable = (file: FileIndex) => ({
+    lines: file.lines, windows: file.windows, structural: file.structural, definitions: file.definitions,
+    references: file.references, hasSyntaxErrors: file.hasSyntaxErrors,
+    imports: file.imports.map(({ module, names, alias, line }) => ({ module, names: names.map(({ name, alias: a }) => ({ name, alias: a })), alias, line })),
+  });
+
+  test('several small edits give exactly the index of the final text built from scratch', async () => {
+    const source = ['import os', '', 'class Shape:', '    """A shape."""', '    def area(self):', '        return 0', '',
+      'def main():', '    s = Shape()', '    return s.area()', ''].join('\n');
+    const file = await put('shapes.py', source);
+    await index.indexRoots([root]);
+    index.openDocument(file, source);
+    const edits: DocumentEdit[][] = [
+      [{ range: range(0, 9, 0, 9), text: ', sys' }], // import os, sys
+      [{ range: range(5, 15, 5, 16), text: 'self.w * self.h' }],
+      [{ range: range(6, 0, 6, 0), text: '    def grow(self, k):\n        self.w *= k\n\n' }, { range: range(3, 7, 3, 12), text: 'Any' }],
+      [{ range: range(10, 0, 13, 0), text: '' }], // delete `def main():` and its first two lines
+      [{ range: range(0, 0, 0, 0), text: '# header\r\n' }, { range: range(99, 0, 99, 0), text: 'def tail(:\n    pass\n' }],
+      [{ range: range(3, 6, 3, 6), text: 'ünï' }],
+    ];
+    for (const batch of edits) expect(index.applyDocumentEdits(file, batch)).toMatchObject({ kind: 'indexed' });
+    const final = index.openDocumentText(file)!.text;
+    const tree = parser.parse(final);
+    const scratch = buildFileIndex({ relPath: 'shapes.py', absPath: file, text: final, version: 1, fromBuffer: true }, tree);
+    tree.delete();
+    expect(comparable(index.file('shapes.py')!)).toEqual(comparable(scratch));
+    expect(scratch.definitions.map((d) => d.qualifiedName)).toEqual(['ünïShape', 'ünïShape.area', 'ünïShape.grow', 'tail']);
+  });
+
+  test('name tables follow edits: renamed definitions and references move', async () => {
+    const file = await put('a.py', 'def old_name():\n    pass\n\nold_name()\n');
+    await put('b.py', 'from a import old_name\nold_name()\n');
+    await index.indexRoots([root]);
+    expect(index.definitionsNamed('old_name').map((d) => d.relPath)).toEqual(['a.py']);
+    expect(index.referencesTo('old_name')).toEqual([{ relPath: 'a.py', line: 3 }, { relPath: 'b.py', line: 0 }, { relPath: 'b.py', line: 1 }]);
+    index.openDocument(file, 'def old_name():\n    pass\n\nold_name()\n');
+    index.applyDocumentEdits(file, [{ range: range(0, 4, 0, 12), text: 'new_name' }, { range: range(3, 0, 3, 8), text: 'new_name' }]);
+    expect(index.definitionsNamed('old_name')).toEqual([]);
+    expect(index.definitionsNamed('new_name').map((d) => d.signature)).toEqual(['def new_name():']);
+    expect(index.referencesTo('old_name').map((r) => r.relPath)).toEqual(['b.py', 'b.py']);
+    expect(index.stats()).toMatchObject({ files: 2, openDocuments: 1, definitions: 1 });
+  });
+
+  test('listeners get before/after for each change and the version moves', async () => {
+    const file = await put('a.py', 'x = 1\n');
+    const batches: FileChange[][] = [];
+    index.onDidChange((changes) => batches.push(changes));
+    const v0 = index.version;
+    await index.indexRoots([root]);
+    expect(batches.flat().map((c) => [c.relPath, c.before === undefined, c.after?.fromBuffer])).toEqual([['a.py', true, false]]);
+    index.openDocument(file, 'x = 2\n');
+    const last = batches.at(-1)![0]!;
+    expect(last.before?.text).toBe('x = 1\n');
+    expect(last.after?.text).toBe('x = 2\n');
+    expect(last.after!.version).toBe(last.before!.version + 1);
+    expect(index.version).toBeGreaterThan(v0 + 1);
+    await unlink(file);
+    await index.closeDocument(file);
+    expect(batches.at(-1)!.map((c) => [c.relPath, c.before?.fromBuffer, c.after])).toEqual([['a.py', true, undefined]]);
+  });
+});
+
+describe('disk updates and whole-workspace indexing', () => {
+  test('a workspace with no Python gives zero files and no error', async () => {
+    await put('README.md', '# nothing here\n');
+    const result = await index.indexRoots([root]);
+    expect(result).toMatchObject({ kind: 'ok', files: 0 });
+    expect(index.stats()).toMatchObject({ files: 0, windows: 0, definitions: 0 });
+  });
+
+  test('watcher events: new, changed, ignored and deleted files', async () => {
+    await put('.gitignore', 'generated.py\n');
+    await index.indexRoots([root]);
+    const added = await put('added.py', 'def added():\n    pass\n');
+    expect(await index.upsertFromDisk(added)).toEqual({ kind: 'indexed', relPath: 'added.py' });
+    const ignored = await put('generated.py', 'x = 1\n');
+    expect(await index.upsertFromDisk(ignored)).toMatchObject({ kind: 'skipped', reason: 'ignored-by-gitignore' });
+    await writeFile(added, 'def renamed():\n    pass\n');
+    await index.upsertFromDisk(added);
+    expect(index.definitionsNamed('added')).toEqual([]);
+    expect(index.definitionsNamed('renamed')).toHaveLength(1);
+    expect(index.remove(added)).toEqual({ kind: 'removed' });
+    expect(index.file('added.py')).toBeUndefined();
+    expect(index.remove(added)).toEqual({ kind: 'not-indexed' });
+  });
+
+  test('a file deleted during indexing is skipped, not thrown', async () => {
+    await put('stays.py', 'x = 1\n');
+    const goes = await put('goes.py', 'y = 1\n');
+    const progress: number[] = [];
+    const deleting = await WorkspaceIndex.create({
+      fs: { ...nodeDiscoveryFs, stat: async (p) => (p === goes && (await unlink(p).catch(() => undefined)), nodeDiscoveryFs.stat(p)) },
+      yieldEvery: 1,
+    });
+    const result = await deleting.indexRoots([root], { onProgress: (p) => progress.push(p.filesDone) });
+    expect(result).toMatchObject({ kind: 'ok', files: 1 });
+    expect(result.skipped).toEqual([expect.objectContaining({ relPath: 'goes.py', reason: 'unreadable' })]);
+    expect([...deleting.files()].map((f) => f.relPath)).toEqual(['stays.py']);
+    expect(progress).toEqual([1, 2]);
+    deleting.dispose();
+  });
+
+  test('re-indexing drops files that are gone; an aborted run says so', async () => {
+    const gone = await put('gone.py', 'x = 1\n');
+    await put('kept.py', 'y = 1\n');
+    await index.indexRoots([root]);
+    await unlink(gone);
+    await index.indexRoots([root]);
+    expect([...index.files()].map((f) => f.relPath)).toEqual(['kept.py']);
+    const controller = new AbortController();
+    controller.abort();
+    expect(await index.indexRoots([root], { signal: controller.signal })).toMatchObject({ kind: 'cancelled' });
+  });
+
+  test('CRLF files: lines carry no carriage return, text keeps it', async () => {
+    await put('crlf.py', 'def f():\r\n    return 1\r\n');
+    await index.indexRoots([root]);
+    const file = index.file('crlf.py')!;
+    expect(file.lines).toEqual(['def f():', '    return 1', '']);
+    expect(file.text).toContain('\r\n');
+    expect(index.chunkText(file.structural[0]!)).toBe('def f():\n    return 1');
+  });
+});

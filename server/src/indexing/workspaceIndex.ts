@@ -1,0 +1,323 @@
+/**
+ * The workspace index: disk files found by discovery, overlaid by open editor buffers.
+ *
+ * An open document's buffer REPLACES its disk content: while it is open, disk events for the
+ * file are ignored, and what retrieval sees (windows, chunks, definitions, references) comes
+ * from the buffer alone. Closing it reverts to the disk file, or drops it if that is gone or not
+ * indexable. Documents outside the roots (or excluded by path rules) are held, not indexed.
+ * Lines strip the `\r` of CRLF endings; files with syntax errors are indexed as tree-sitter
+ * recovered them.
+ */
+import * as path from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { silentLogger, type Logger } from '../util/logger.js';
+import { nodeDiscoveryFs, reportSkip, type DiscoveryFs, type SkippedPath } from '../workspace/discoveryFs.js';
+import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../workspace/fileFilters.js';
+import { discoverSingleFile, readCandidate, walkPythonFiles, type CandidateFile, type DiscoveredFile, type DiscoveryOptions } from '../workspace/fileDiscovery.js';
+import { resolveRoots, type WorkspaceRoot } from '../workspace/paths.js';
+import { BufferOverlay } from './bufferOverlay.js';
+import { DEFAULT_CHUNK_OPTIONS, validateChunkOptions, type ChunkOptions } from './chunker.js';
+import { buildFileIndex } from './fileIndexer.js';
+import type { DocumentResult, IndexProgress, IndexRootsResult, UpsertResult, WorkspaceIndexOptions, WorkspaceIndexStats } from './indexResults.js';
+import { IndexStore } from './indexStore.js';
+import { createPythonParser, type PythonParser } from './parser.js';
+import type { DocumentEdit } from './textEdits.js';
+import type { Chunk, Definition, FileChange, FileIndex, IndexView } from './types.js';
+
+export type { DocumentResult, IndexProgress, IndexRootsResult, UpsertResult, WorkspaceIndexOptions, WorkspaceIndexStats } from './indexResults.js';
+export type { DocumentEdit } from './textEdits.js';
+
+/** Disk files overlaid by open buffers; see the module comment for the rules. */
+export class WorkspaceIndex implements IndexView {
+  private readonly store: IndexStore;
+  private readonly buffers: BufferOverlay;
+  private readonly logger: Logger;
+  private readonly chunkOptions: ChunkOptions;
+  private readonly fs: DiscoveryFs;
+  private readonly limits: ContentLimits;
+  private readonly yieldEvery: number;
+  private readonly reportedSkips = new Set<string>();
+  /** Ticket of the disk read in flight per path: a read whose ticket is gone or replaced is stale. */
+  private readonly tickets = new Map<string, number>();
+  private readonly parserReady: Promise<PythonParser | undefined>;
+  private parser?: PythonParser;
+  private parserError?: Error;
+  private nextTicket = 0;
+  private roots: WorkspaceRoot[] = [];
+  private generation = 0;
+  private lastSkipped = 0;
+  private disposed = false;
+
+  /** Usable at once: without `options.parser` it loads one in the background (see {@link ready}). */
+  constructor(options: WorkspaceIndexOptions = {}) {
+    this.logger = options.logger ?? silentLogger;
+    const { windowLines, windowStride, maxChunkLines } = { ...DEFAULT_CHUNK_OPTIONS, ...definedOnly(options) };
+    this.chunkOptions = { windowLines, windowStride, maxChunkLines };
+    validateChunkOptions(this.chunkOptions);
+    this.fs = options.fs ?? nodeDiscoveryFs;
+    this.limits = options.limits ?? DEFAULT_CONTENT_LIMITS;
+    this.yieldEvery = Math.max(1, options.yieldEvery ?? 20);
+    this.store = new IndexStore(this.logger);
+    this.buffers = new BufferOverlay({
+      store: this.store, parser: () => this.parser, roots: () => this.roots,
+      limits: this.limits, chunkOptions: this.chunkOptions, reportSkip: (skip) => this.reportSkip(skip),
+    });
+    this.parser = options.parser;
+    this.parserReady = options.parser ? Promise.resolve(options.parser) : this.loadParser();
+  }
+
+  /** An index whose parser has loaded. */
+  static async create(options: WorkspaceIndexOptions = {}): Promise<WorkspaceIndex> {
+    const index = new WorkspaceIndex(options);
+    await index.ready();
+    return index;
+  }
+
+  /** Resolves once the parser is loaded; rejects if the grammar cannot load (a fatal start-up error). */
+  async ready(): Promise<void> {
+    if (!(await this.parserReady)) throw this.parserError ?? new Error('the workspace index was disposed');
+  }
+
+  get version(): number {
+    return this.store.version;
+  }
+  files(): Iterable<FileIndex> {
+    return this.store.files();
+  }
+  file(relPath: string): FileIndex | undefined {
+    return this.store.file(relPath);
+  }
+  definitionsNamed(name: string): readonly Definition[] {
+    return this.store.definitionsNamed(name);
+  }
+  referencesTo(name: string): readonly { relPath: string; line: number }[] {
+    return this.store.referencesTo(name);
+  }
+  chunkText(chunk: Pick<Chunk, 'relPath' | 'startLine' | 'endLine'>): string {
+    return this.store.chunkText(chunk);
+  }
+
+  /** Subscribe to batches of file changes (one batch per operation; indexRoots sends several). */
+  onDidChange(listener: (changes: FileChange[]) => void): { dispose(): void } {
+    return this.store.onDidChange(listener);
+  }
+
+  /**
+   * Index every Python file of `roots` (replacing any previous roots): files no longer found are
+   * dropped, open buffers keep precedence. A newer call or the signal cancels this one, keeping
+   * what was indexed so far. Yields to the event loop every `yieldEvery` files.
+   */
+  async indexRoots(
+    roots: readonly string[],
+    options: { onProgress?: (progress: IndexProgress) => void; signal?: AbortSignal } = {},
+  ): Promise<IndexRootsResult> {
+    const started = performance.now();
+    const generation = ++this.generation;
+    const cancelled = () => options.signal?.aborted === true || generation !== this.generation;
+    await this.ready();
+    this.roots = await resolveRoots(roots);
+    this.buffers.relocateAll();
+    const discovery = this.discoveryOptions(options.signal);
+    const candidates: CandidateFile[] = [];
+    const skipped: SkippedPath[] = [];
+    for await (const event of walkPythonFiles(this.roots, discovery)) {
+      if (event.kind === 'candidate') candidates.push(event.file);
+      else skipped.push(event.skip);
+    }
+    const files = await this.indexCandidates(candidates, skipped, discovery, cancelled, options.onProgress);
+    this.lastSkipped = skipped.length;
+    const kind = cancelled() ? 'cancelled' : 'ok';
+    if (kind === 'ok') this.dropFilesNotIn(new Set(candidates.map((c) => c.absPath)));
+    this.store.commit();
+    return { kind, files, skipped, wallMs: performance.now() - started };
+  }
+
+  /**
+   * Re-read one file from disk (a watcher event). Applies the same path and content rules as
+   * the walk; a file that vanished or became unindexable leaves the index.
+   */
+  async upsertFromDisk(absPath: string): Promise<UpsertResult> {
+    const abs = path.resolve(absPath);
+    if (this.buffers.owns(abs)) return { kind: 'buffer-open' };
+    const ticket = this.takeTicket(abs);
+    if (!(await this.parserReady) || this.disposed) return { kind: 'unavailable', detail: this.parserError?.message ?? 'disposed' };
+    const result = await discoverSingleFile(abs, this.roots, this.discoveryOptions());
+    if (this.tickets.get(abs) !== ticket) return { kind: 'superseded' };
+    this.tickets.delete(abs);
+    const relPath = result.kind === 'file' ? result.file.relPath : result.skip.relPath || this.store.relPathOf(abs);
+    if (this.buffers.owns(abs, relPath)) return { kind: 'buffer-open' };
+    if (result.kind === 'skip') {
+      this.dropDiskEntry(abs, relPath, true);
+      this.store.commit();
+      return { kind: 'skipped', reason: result.skip.reason, detail: result.skip.detail };
+    }
+    const indexed = this.indexDiskFile(result.file);
+    this.store.commit();
+    if (!indexed) return { kind: 'skipped', reason: 'outside-workspace', detail: `relPath ${result.file.relPath} belongs to another root` };
+    return { kind: 'indexed', relPath: result.file.relPath };
+  }
+
+  /** Forget a file deleted on disk; an open buffer for it stays indexed. */
+  remove(absPath: string): { kind: 'removed' | 'not-indexed' | 'buffer-open' } {
+    const abs = path.resolve(absPath);
+    this.tickets.delete(abs); // A disk read in flight for this file is now stale.
+    const relPath = this.store.relPathOf(abs);
+    if (this.buffers.owns(abs, relPath)) return { kind: 'buffer-open' };
+    if (relPath === undefined || !this.store.remove(relPath)) return { kind: 'not-indexed' };
+    this.store.commit();
+    return { kind: 'removed' };
+  }
+
+  /** Open a document: its buffer replaces the disk content in the index while it is open. */
+  openDocument(absPath: string, text: string): DocumentResult {
+    const abs = path.resolve(absPath);
+    this.tickets.delete(abs); // A disk read in flight for this file must not land after this.
+    return this.buffers.open(abs, text);
+  }
+
+  /** Apply LSP incremental-sync edits in order and reindex incrementally (old tree reused). */
+  applyDocumentEdits(absPath: string, edits: readonly DocumentEdit[]): DocumentResult {
+    return this.buffers.edit(path.resolve(absPath), edits);
+  }
+
+  /** Close a document: the index reverts to the disk file, or drops it when it is gone or not indexable. */
+  async closeDocument(absPath: string): Promise<UpsertResult | { kind: 'not-open' }> {
+    const doc = this.buffers.close(path.resolve(absPath));
+    if (!doc) return { kind: 'not-open' };
+    if (!doc.location) return { kind: 'skipped', reason: doc.exclusion?.reason ?? 'outside-workspace', detail: 'the document was not indexed' };
+    return this.upsertFromDisk(doc.location.absPath);
+  }
+
+  /** relPath of an indexed file or open document, by absolute path. */
+  relPathOf(absPath: string): string | undefined {
+    const abs = path.resolve(absPath);
+    return this.buffers.get(abs)?.location?.relPath ?? this.store.relPathOf(abs);
+  }
+
+  /** The buffer of an open document and where it is indexed, if it is open. */
+  openDocumentText(absPath: string): { text: string; relPath?: string } | undefined {
+    const doc = this.buffers.get(path.resolve(absPath));
+    if (!doc) return undefined;
+    return doc.location ? { text: doc.text, relPath: doc.location.relPath } : { text: doc.text };
+  }
+
+  /** Sizes of the index. */
+  stats(): WorkspaceIndexStats {
+    const totals = { files: 0, windows: 0, structuralChunks: 0, imports: 0, lines: 0, bytes: 0 };
+    for (const file of this.store.files()) {
+      totals.files++;
+      totals.windows += file.windows.length;
+      totals.structuralChunks += file.structural.length;
+      totals.imports += file.imports.length;
+      totals.lines += file.lines.length;
+      totals.bytes += Buffer.byteLength(file.text, 'utf8');
+    }
+    const { definitions, referencedNames } = this.store.tableCounts();
+    return {
+      ...totals, skipped: this.lastSkipped, openDocuments: this.buffers.size,
+      definitions, referencedNames, version: this.store.version,
+    };
+  }
+
+  /** Free parser and tree memory; the index is unusable afterwards. */
+  dispose(): void {
+    this.disposed = true;
+    this.generation++;
+    this.buffers.dispose();
+    this.parser?.dispose();
+    delete this.parser;
+  }
+
+  private loadParser(): Promise<PythonParser | undefined> {
+    return createPythonParser().then(
+      (parser) => {
+        if (this.disposed) {
+          parser.dispose();
+          return undefined;
+        }
+        this.parser = parser;
+        this.buffers.indexAll(); // Documents opened while the grammar loaded were held.
+        return parser;
+      },
+      (error: unknown) => {
+        this.parserError = error instanceof Error ? error : new Error(String(error));
+        this.logger.error(`${this.parserError.message}: ${String(this.parserError.cause ?? '')}`);
+        return undefined;
+      },
+    );
+  }
+
+  private async indexCandidates(
+    candidates: readonly CandidateFile[], skipped: SkippedPath[], discovery: DiscoveryOptions,
+    cancelled: () => boolean, onProgress?: (progress: IndexProgress) => void,
+  ): Promise<number> {
+    let indexed = 0;
+    // Read one file ahead so disk I/O overlaps parsing.
+    let next = candidates.length > 0 ? readCandidate(candidates[0]!, discovery) : undefined;
+    for (let i = 0; next && !cancelled(); i++) {
+      const read = await next;
+      next = i + 1 < candidates.length ? readCandidate(candidates[i + 1]!, discovery) : undefined;
+      if (read.kind === 'file') indexed += this.indexDiskFile(read.file) ? 1 : 0;
+      else {
+        skipped.push(read.skip);
+        this.dropDiskEntry(read.skip.absPath, read.skip.relPath);
+      }
+      if ((i + 1) % this.yieldEvery === 0 || !next) {
+        this.store.commit(false); // Imports are resolved once, at the end.
+        onProgress?.({ filesDone: i + 1, filesTotal: candidates.length, currentFile: candidates[i]!.relPath });
+        await yieldToEventLoop();
+      }
+    }
+    return indexed;
+  }
+
+  /** Parse, extract, free the tree, stage. Skipped when an open buffer owns the file. */
+  private indexDiskFile(file: DiscoveredFile): boolean {
+    if (!this.parser || this.buffers.owns(file.absPath, file.relPath)) return false;
+    const tree = this.parser.parse(file.text);
+    let index: FileIndex;
+    try {
+      index = buildFileIndex(
+        { relPath: file.relPath, absPath: file.absPath, text: file.text, version: this.store.nextFileVersion(file.relPath), fromBuffer: false },
+        tree, this.chunkOptions,
+      );
+    } finally {
+      tree.delete();
+    }
+    return this.store.put(index);
+  }
+
+  /** Unstage a file that is no longer indexable; a closed buffer's entry goes too when asked. */
+  private dropDiskEntry(absPath: string, relPath: string | undefined, includeClosedBuffer = false): void {
+    const rel = relPath || this.store.relPathOf(absPath);
+    if (rel === undefined || this.buffers.owns(absPath, rel)) return;
+    const current = this.store.file(rel);
+    if (current && current.absPath === absPath && (includeClosedBuffer || !current.fromBuffer)) this.store.remove(rel);
+  }
+
+  private dropFilesNotIn(found: ReadonlySet<string>): void {
+    const stale = [...this.store.files()].filter((f) => !found.has(f.absPath) && !this.buffers.owns(f.absPath, f.relPath));
+    for (const file of stale) this.store.remove(file.relPath);
+  }
+
+  private discoveryOptions(signal?: AbortSignal): DiscoveryOptions {
+    const options: DiscoveryOptions = { logger: this.logger, fs: this.fs, limits: this.limits, reported: this.reportedSkips };
+    if (signal) options.signal = signal;
+    return options;
+  }
+
+  private reportSkip(skip: SkippedPath): void {
+    reportSkip(skip, this.logger, this.reportedSkips);
+  }
+
+  private takeTicket(abs: string): number {
+    const ticket = ++this.nextTicket;
+    this.tickets.set(abs, ticket);
+    return ticket;
+  }
+}
+
+/** Drop keys whose value is undefined, so they do not override defaults when spread. */
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,106 @@
+/**
+ * Content checks that decide whether a Python file is worth indexing, as pure functions so the
+ * bench and a corpus builder apply exactly the same rules as the server.
+ */
+import type { SkipReason } from '../indexing/types.js';
+
+/** Thresholds for {@link checkFileBytes} / {@link checkText}. */
+export interface ContentLimits {
+  /** Files larger than this many bytes are skipped ('too-large'). */
+  maxBytes: number;
+  /** Any line longer than this (trailing whitespace trimmed) marks the file minified. */
+  maxLineLength: number;
+  /** A mean line length above this (trailing whitespace trimmed) marks the file minified. */
+  maxMeanLineLength: number;
+}
+
+/** 1 MiB, 300 and 120: generated tables and minified bundles, not code anyone completes against. */
+export const DEFAULT_CONTENT_LIMITS: Readonly<ContentLimits> = {
+  maxBytes: 1024 * 1024,
+  maxLineLength: 300,
+  maxMeanLineLength: 120,
+};
+
+/** Outcome of a content check: decoded text, or why the file is skipped. */
+export type ContentCheck =
+  | { kind: 'ok'; text: string }
+  | { kind: 'skip'; reason: Extract<SkipReason, 'too-large' | 'binary' | 'minified'>; detail: string };
+
+/** Whether a file of `size` bytes is over the limit. */
+export function isTooLarge(size: number, limits: ContentLimits = DEFAULT_CONTENT_LIMITS): boolean {
+  return size > limits.maxBytes;
+}
+
+/** Git's heuristic: a NUL byte means binary. */
+export function isBinary(bytes: Uint8Array): boolean {
+  return bytes.indexOf(0) !== -1;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+/** Decode UTF-8, replacing invalid sequences with U+FFFD (a leading BOM is dropped, as editors do). */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return utf8.decode(bytes);
+}
+
+/** Line statistics with trailing whitespace trimmed; a final newline does not start another line. */
+export function lineLengthStats(text: string): { lines: number; longest: number; mean: number } {
+  let lines = 0;
+  let total = 0;
+  let longest = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    let trimmedEnd = end;
+    while (trimmedEnd > start && isTrailingSpace(text.charCodeAt(trimmedEnd - 1))) trimmedEnd--;
+    const length = trimmedEnd - start;
+    lines++;
+    total += length;
+    if (length > longest) longest = length;
+    start = end + 1;
+  }
+  return { lines, longest, mean: lines === 0 ? 0 : total / lines };
+}
+
+function isTrailingSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 13 || code === 11 || code === 12;
+}
+
+/** Minified or generated: one very long line, or long lines on average. */
+export function isMinified(text: string, limits: ContentLimits = DEFAULT_CONTENT_LIMITS): boolean {
+  return checkMinified(text, limits).kind === 'skip';
+}
+
+/** All checks on raw file bytes, in cost order; decodes when the file passes. */
+export function checkFileBytes(bytes: Uint8Array, limits: ContentLimits = DEFAULT_CONTENT_LIMITS): ContentCheck {
+  if (isTooLarge(bytes.length, limits)) {
+    return { kind: 'skip', reason: 'too-large', detail: `${bytes.length} bytes > ${limits.maxBytes}` };
+  }
+  if (isBinary(bytes)) return { kind: 'skip', reason: 'binary', detail: 'contains a NUL byte' };
+  return checkMinified(decodeUtf8(bytes), limits);
+}
+
+/**
+ * The same checks on text that is already decoded (an editor buffer), so an open document is
+ * held to the rules its saved file would be.
+ */
+export function checkText(text: string, limits: ContentLimits = DEFAULT_CONTENT_LIMITS): ContentCheck {
+  // UTF-16 length is a cheap lower bound on UTF-8 size; only measure exactly near the limit.
+  if (text.length > limits.maxBytes / 4 && isTooLarge(Buffer.byteLength(text, 'utf8'), limits)) {
+    return { kind: 'skip', reason: 'too-large', detail: `over ${limits.maxBytes} bytes` };
+  }
+  if (text.includes('\0')) return { kind: 'skip', reason: 'binary', detail: 'contains a NUL character' };
+  return checkMinified(text, limits);
+}
+
+function checkMinified(text: string, limits: ContentLimits): ContentCheck {
+  const stats = lineLengthStats(text);
+  if (stats.longest > limits.maxLineLength) {
+    return { kind: 'skip', reason: 'minified', detail: `a line of ${stats.longest} chars > ${limits.maxLineLength}` };
+  }
+  if (stats.mean > limits.maxMeanLineLength) {
+    return { kind: 'skip', reason: 'minified', detail: `mean line length ${stats.mean.toFixed(0)} > ${limits.maxMeanLineLength}` };
+  }
+  return { kind: 'ok', text };
+}
