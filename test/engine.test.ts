@@ -1,0 +1,148 @@
+/**
+ * The engine end to end with the real node-llama-cpp on tiny generated GGUFs: each policy,
+ * prefix reuse within and across requests, auto fallback, cancellation and bad inputs.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { CompletionTrace } from '../shared/messages.js';
+import type { SettingsPatch } from '../shared/settings.js';
+import { createCompletionEngine } from '../server/src/completion/createEngine.js';
+import type { CompletionEngine, UserNotice } from '../server/src/completion/engine.js';
+import { createMemoryLogger } from '../server/src/util/logger.js';
+import { writeTinyModel } from './support/tinyModel.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/retrieval-ws');
+const CHECKOUT = path.join(ROOT, 'app/checkout.py');
+const CHECKOUT_URI = pathToFileURL(CHECKOUT).href;
+/** `    return cart.total()`: the cursor after `return `. */
+const CURSOR = { line: 10, character: 11 };
+
+let controlModel: string;
+let plainModel: string;
+const engines: CompletionEngine[] = [];
+
+beforeAll(async () => {
+  const dir = path.join(os.tmpdir(), `reposhapley-engine-test-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  controlModel = (await writeTinyModel({ path: path.join(dir, 'control.gguf'), contextLength: 4096 })).path;
+  plainModel = (await writeTinyModel({ path: path.join(dir, 'plain.gguf'), contextLength: 4096, controlTokens: false, fimLayout: 'starcoder' })).path;
+});
+
+afterAll(async () => {
+  await Promise.all(engines.map((engine) => engine.dispose()));
+});
+
+async function engineWith(settings: SettingsPatch): Promise<{ engine: CompletionEngine; logger: ReturnType<typeof createMemoryLogger>; notices: UserNotice[] }> {
+  const logger = createMemoryLogger();
+  const engine = await createCompletionEngine({ logger, settings: { threads: 1, maxTokens: 8, ...settings } });
+  engines.push(engine);
+  const notices: UserNotice[] = [];
+  engine.onNotice((notice) => notices.push(notice));
+  await engine.indexWorkspace([ROOT], () => {});
+  engine.openDocument(CHECKOUT_URI, readFileSync(CHECKOUT, 'utf8'), 1);
+  return { engine, logger, notices };
+}
+
+async function completeTrace(engine: CompletionEngine, position = CURSOR): Promise<CompletionTrace> {
+  const outcome = await engine.complete({ uri: CHECKOUT_URI, ...position, trigger: 'invoked' }, new AbortController().signal);
+  if (outcome.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(outcome)}`);
+  return engine.trace(outcome.traceId)!;
+}
+
+describe('policies through the engine', () => {
+  test('none: no retrieval, the no-retrieval format', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'none' });
+    const trace = await completeTrace(engine);
+    expect(trace).toMatchObject({ effectivePolicy: 'none', decision: 'done', candidates: [], outcome: 'ok' });
+    expect(trace.tokens.chunks).toBe(0);
+    expect(trace.tokens.prompt).toBe(trace.tokens.prefix + trace.tokens.suffix + 4);
+  });
+
+  test('full: every packed candidate is kept', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'full' });
+    const trace = await completeTrace(engine);
+    expect(trace.effectivePolicy).toBe('full');
+    expect(trace.candidates.length).toBeGreaterThan(0);
+    expect(trace.candidates.some((c) => c.kept)).toBe(true);
+    expect(trace.tokens.chunks).toBeGreaterThan(0);
+    expect(trace.candidates.find((c) => c.relPath === 'shop/cart.py')).toBeDefined();
+  });
+
+  test('reposhapley with t_c = 0 always retrieves and asks KEEP/DROP per packed candidate', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'reposhapley', needThreshold: 0 });
+    const trace = await completeTrace(engine);
+    expect(trace.decision).toBe('need');
+    expect(trace.needProbability).toBeGreaterThan(0);
+    expect(trace.needProbability).toBeLessThan(1);
+    const asked = trace.candidates.filter((c) => c.keepProbability !== undefined);
+    expect(asked.length).toBeGreaterThan(0);
+    for (const candidate of asked) expect(candidate.kept).toBe(candidate.keepProbability! >= 0.5);
+  });
+
+  test('reposhapley with t_c = 1 answers DONE without retrieving', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'reposhapley', needThreshold: 1 });
+    const trace = await completeTrace(engine);
+    expect(trace.decision).toBe('done');
+    expect(trace.candidates).toEqual([]);
+    expect(trace.timings.retrievalMs).toBe(0);
+  });
+
+  test('auto on a model without control tokens runs full on the plain FIM layout, logged once', async () => {
+    const { engine, logger } = await engineWith({ modelPath: plainModel, policy: 'auto' });
+    expect((await completeTrace(engine)).effectivePolicy).toBe('full');
+    expect((await completeTrace(engine)).effectivePolicy).toBe('full');
+    expect(logger.lines.filter((l) => l.includes('no RepoShapley control tokens'))).toHaveLength(1);
+  });
+});
+
+describe('prefix reuse', () => {
+  test('a repeated request reuses the whole prompt; an edit on the cursor line keeps the lines above', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'none' });
+    const first = await completeTrace(engine);
+    const again = await completeTrace(engine);
+    expect(again.tokens.reused).toBeGreaterThanOrEqual(again.tokens.prompt - 1);
+    engine.changeDocument(CHECKOUT_URI, [{ range: { start: CURSOR, end: CURSOR }, text: 'c' }], 2);
+    const typed = await completeTrace(engine, { line: CURSOR.line, character: CURSOR.character + 1 });
+    expect(typed.tokens.reused).toBeGreaterThan(first.tokens.prefix / 2);
+    expect(typed.tokens.reused).toBeLessThan(typed.tokens.prompt);
+  });
+
+  test('within one reposhapley request the in-file part evaluated for NEED is reused by generation', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'reposhapley', needThreshold: 0 });
+    const trace = await completeTrace(engine);
+    expect(trace.tokens.reused).toBeGreaterThanOrEqual(trace.tokens.prefix + trace.tokens.suffix + 2);
+  });
+});
+
+describe('outcomes that are not completions', () => {
+  test('an aborted request is cancelled', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'full' });
+    const outcome = await engine.complete({ uri: CHECKOUT_URI, ...CURSOR, trigger: 'invoked' }, AbortSignal.abort());
+    expect(outcome.kind).toBe('cancelled');
+  });
+
+  test('a document that was never opened', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel });
+    const outcome = await engine.complete({ uri: 'file:///nowhere.py', line: 0, character: 0, trigger: 'invoked' }, new AbortController().signal);
+    expect(outcome.kind).toBe('unknown-document');
+  });
+
+  test.each([
+    ['missing', '/definitely/not/here.gguf', /not found/i],
+    ['not a GGUF', path.join(ROOT, 'shop/cart.py'), /GGUF/],
+  ])('a %s model: no-model outcome, one notice with the fix, the engine keeps serving', async (_name, modelPath, pattern) => {
+    const { engine, notices } = await engineWith({ modelPath });
+    for (let i = 0; i < 2; i++) {
+      const outcome = await engine.complete({ uri: CHECKOUT_URI, ...CURSOR, trigger: 'invoked' }, new AbortController().signal);
+      expect(outcome.kind).toBe('no-model');
+    }
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.message).toMatch(pattern);
+    expect(notices[0]!.message).toMatch(/modelPath/);
+    await engine.updateSettings({ modelPath: controlModel, policy: 'none' });
+    expect((await completeTrace(engine)).outcome).toBe('ok');
+  });
+});
