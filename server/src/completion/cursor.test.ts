@@ -38,3 +38,14 @@ describe('trimSuffixOverlap', () => {
     expect(trimSuffixOverlap('foo(a)', ' # comment\n')).toBe('foo(a)');
   });
 });
+
+test('a huge buffer is split within a bounded window around the cursor, lines counted right', () => {
+  const line = 'x = 1\n';
+  const text = line.repeat(2_000_000); // 12 MB
+  const split = splitAtCursor(text, { line: 1_999_990, character: 2 });
+  expect(split.line).toBe(1_999_990);
+  expect(split.prefix.length).toBeLessThanOrEqual(400_000);
+  expect(split.prefix.endsWith('x = 1\nx ')).toBe(true);
+  expect(split.prefix.startsWith('x = 1\n')).toBe(true);
+  expect(splitAtCursor(text, { line: 9_999_999, character: 0 }).line).toBe(2_000_000);
+});

@@ -14,12 +14,27 @@ export interface CursorSplit {
   usesCrlf: boolean;
 }
 
+/**
+ * Characters of context considered on each side of the cursor: far more than any token budget
+ * (32k tokens) needs, so a 50 MB buffer costs the same per keystroke as a small one.
+ */
+const PREFIX_CHARS = 400_000;
+const SUFFIX_CHARS = 100_000;
+
 /** Split `text` at a (possibly out-of-range) position; the position is clamped. */
 export function splitAtCursor(text: string, position: { line: number; character: number }): CursorSplit {
   const offset = clampedOffset(text, position);
-  const usesCrlf = text.includes('\r\n');
-  const prefix = normalizeEol(text.slice(0, offset));
-  return { prefix, suffix: normalizeEol(text.slice(offset)), line: countLines(prefix), usesCrlf };
+  const requestedLine = Math.max(0, Math.floor(position.line) || 0);
+  const line = offset === text.length ? countLines(text) : requestedLine;
+  const prefixRaw = offset > PREFIX_CHARS ? dropFirstLine(text.slice(offset - PREFIX_CHARS, offset)) : text.slice(0, offset);
+  const suffixRaw = text.slice(offset, offset + SUFFIX_CHARS);
+  const usesCrlf = prefixRaw.includes('\r\n') || suffixRaw.includes('\r\n');
+  return { prefix: normalizeEol(prefixRaw), suffix: normalizeEol(suffixRaw), line, usesCrlf };
+}
+
+/** A window that starts mid-line starts at the next whole line. */
+function dropFirstLine(text: string): string {
+  return text.slice(text.indexOf('\n') + 1);
 }
 
 export function normalizeEol(text: string): string {
