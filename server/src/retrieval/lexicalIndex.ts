@@ -10,7 +10,7 @@
  */
 import type { Chunk, FileChange, FileIndex, IndexView } from '../indexing/types.js';
 import { Postings } from './postings.js';
-import { termFrequencies } from './tokens.js';
+import { identifierTokens, termFrequencies } from './tokens.js';
 
 /** BM25 parameters (the usual Okapi defaults). */
 const BM25_K1 = 1.2;
@@ -30,9 +30,15 @@ export interface LexicalRankings {
   bm25: ScoredWindow[];
 }
 
-interface WindowTokens {
+interface LineTokens {
+  /** Interned token ids, in order. */
   tokens: Int32Array;
-  tfs: Uint16Array;
+  hash: number;
+}
+
+interface WindowTokens {
+  tokens: number[];
+  tfs: number[];
   length: number;
 }
 
@@ -42,8 +48,10 @@ export class LexicalIndex {
   /** By window id; undefined once the window is dead. */
   private chunks: (Chunk | undefined)[] = [];
   private tokensOf: (WindowTokens | undefined)[] = [];
-  /** relPath -> window text -> window id, to keep the ids of unchanged windows. */
-  private readonly windowsByFile = new Map<string, Map<string, number>>();
+  /** relPath -> window content hash -> window id, to keep the ids of unchanged windows. */
+  private readonly windowsByFile = new Map<string, Map<number, number>>();
+  /** Line text -> tokens and hash, for open buffers only. */
+  private readonly bufferLines = new Map<string, Map<string, LineTokens>>();
   private live = 0;
   private totalLength = 0;
   private liveEntries = 0;
@@ -52,6 +60,8 @@ export class LexicalIndex {
   private shared = new Int32Array(0);
   /** Token count of each window (BM25 document length), by id. */
   private lengths = new Float64Array(0);
+  /** Per-token counters reused by countTokens. */
+  private scratch = new Int32Array(0);
 
   constructor(private readonly view: IndexView) {}
 
@@ -136,48 +146,72 @@ export class LexicalIndex {
   }
 
   private updateFile(relPath: string, file: FileIndex | undefined): void {
-    const previous = this.windowsByFile.get(relPath) ?? new Map<string, number>();
-    const next = new Map<string, number>();
+    const previous = this.windowsByFile.get(relPath) ?? new Map<number, number>();
+    const next = new Map<number, number>();
+    const lines = file ? this.tokenizeLines(relPath, file) : [];
     for (const chunk of file?.windows ?? []) {
-      const text = file!.lines.slice(chunk.startLine, chunk.endLine).join('\n');
-      const reused = previous.get(text);
-      if (reused !== undefined && !next.has(text)) {
-        previous.delete(text);
+      const key = windowKey(lines, chunk);
+      if (next.has(key)) continue;
+      const reused = previous.get(key);
+      if (reused !== undefined) {
+        previous.delete(key);
         this.chunks[reused] = chunk;
-        next.set(text, reused);
-      } else if (!next.has(text)) {
-        const id = this.addWindow(chunk, text);
-        if (id !== undefined) next.set(text, id);
+        next.set(key, reused);
+        continue;
       }
+      const id = this.addWindow(chunk, lines);
+      if (id !== undefined) next.set(key, id);
     }
     for (const id of previous.values()) this.killWindow(id);
     if (next.size > 0) this.windowsByFile.set(relPath, next);
     else this.windowsByFile.delete(relPath);
   }
 
-  private addWindow(chunk: Chunk, text: string): number | undefined {
-    const tf = termFrequencies(text);
-    if (tf.size === 0) return undefined;
+  /**
+   * Tokens and hash of every line. Open buffers are re-indexed on each keystroke, so their lines
+   * are cached by text: an edit re-tokenizes only the lines it changed.
+   */
+  private tokenizeLines(relPath: string, file: FileIndex): LineTokens[] {
+    const cache = file.fromBuffer ? this.bufferLines.get(relPath) : undefined;
+    const lines = file.lines.map((text) => cache?.get(text) ?? {
+      tokens: Int32Array.from(identifierTokens(text), (token) => this.internToken(token)), hash: hashLine(text),
+    });
+    if (file.fromBuffer) this.bufferLines.set(relPath, new Map(file.lines.map((text, i) => [text, lines[i]!])));
+    else this.bufferLines.delete(relPath);
+    return lines;
+  }
+
+  private addWindow(chunk: Chunk, lines: readonly LineTokens[]): number | undefined {
+    const { tokens, tfs, length } = this.countTokens(chunk, lines);
+    if (tokens.length === 0) return undefined;
     const id = this.chunks.length;
-    const tokens = new Int32Array(tf.size);
-    const tfs = new Uint16Array(tf.size);
-    let length = 0;
-    let i = 0;
-    for (const [token, count] of tf) {
-      tokens[i] = this.internToken(token);
-      tfs[i] = Math.min(count, 65_535);
-      this.postings[tokens[i]!]!.push(id, count);
-      length += count;
-      i++;
-    }
+    tokens.forEach((token, i) => this.postings[token]!.push(id, tfs[i]!));
     this.chunks.push(chunk);
     this.tokensOf.push({ tokens, tfs, length });
     this.live++;
     this.totalLength += length;
-    this.liveEntries += tf.size;
+    this.liveEntries += tokens.length;
     this.ensureAccumulators();
     this.lengths[id] = length;
     return id;
+  }
+
+  /** Distinct token ids of a window's lines with their counts (a typed scratch array, no Map). */
+  private countTokens(chunk: Chunk, lines: readonly LineTokens[]): WindowTokens {
+    if (this.scratch.length < this.postings.length) this.scratch = new Int32Array(this.postings.length * 2);
+    const scratch = this.scratch;
+    const distinct: number[] = [];
+    let length = 0;
+    for (let line = chunk.startLine; line < chunk.endLine; line++) {
+      for (const token of lines[line]!.tokens) {
+        if (scratch[token] === 0) distinct.push(token);
+        scratch[token]! += 1;
+        length++;
+      }
+    }
+    const tfs = distinct.map((token) => scratch[token]!);
+    for (const token of distinct) scratch[token] = 0;
+    return { tokens: distinct, tfs, length };
   }
 
   private killWindow(id: number): void {
@@ -270,4 +304,30 @@ function compare(window: ScoredWindow, chunk: Chunk, score: number): number {
   const b = window.chunk.relPath;
   if (a !== b) return a < b ? 1 : -1;
   return window.chunk.startLine - chunk.startLine;
+}
+
+/** 32-bit FNV-1a of a line. */
+function hashLine(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/**
+ * A 52-bit key for a window's content from its lines' hashes (two independent mixes), so a
+ * window's text need not be kept to recognise it after an edit. A collision would need two
+ * different windows of one file to agree on 52 bits.
+ */
+function windowKey(lines: readonly LineTokens[], chunk: Chunk): number {
+  let a = 0x9e3779b9;
+  let b = chunk.endLine - chunk.startLine;
+  for (let line = chunk.startLine; line < chunk.endLine; line++) {
+    const h = lines[line]!.hash;
+    a = Math.imul(a ^ h, 0x85ebca6b) >>> 0;
+    b = (Math.imul(b, 31) + Math.imul(h, 0xc2b2ae35)) >>> 0;
+  }
+  return (a % 0x100000) * 0x100000000 + b;
 }

@@ -1,23 +1,21 @@
-/** A growable posting list: window ids with their term frequencies, in typed arrays. */
+/**
+ * A posting list: window ids with their term frequencies. Plain arrays of small integers
+ * (V8 stores them unboxed) rather than typed arrays: most tokens are rare, and a typed array's
+ * fixed overhead per list would cost more memory than the entries themselves.
+ */
 export class Postings {
-  ids = new Int32Array(4);
-  tfs = new Uint16Array(4);
-  size = 0;
+  readonly ids: number[] = [];
+  readonly tfs: number[] = [];
   /** Entries whose window is still alive: the document frequency BM25's idf needs. */
   live = 0;
 
+  get size(): number {
+    return this.ids.length;
+  }
+
   push(id: number, tf: number): void {
-    if (this.size === this.ids.length) {
-      const ids = new Int32Array(this.size * 2);
-      ids.set(this.ids);
-      this.ids = ids;
-      const tfs = new Uint16Array(this.size * 2);
-      tfs.set(this.tfs);
-      this.tfs = tfs;
-    }
-    this.ids[this.size] = id;
-    this.tfs[this.size] = Math.min(tf, 65_535);
-    this.size++;
+    this.ids.push(id);
+    this.tfs.push(tf);
     this.live++;
   }
 }

