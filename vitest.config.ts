@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['server/src/**/*.test.ts', 'shared/**/*.test.ts', 'bench/src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['server/src/**/*.test.ts', 'shared/**/*.test.ts', 'bench/src/**/*.test.ts', 'models/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Model and stdio tests spawn real processes; two cores are all we have.

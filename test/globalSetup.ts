@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const SOURCE_DIRS = ['shared', 'server/src', 'bench/src', 'test'];
+const SOURCE_DIRS = ['shared', 'server/src', 'bench/src', 'models', 'test'];
 const BUILT_MARKER = path.join(ROOT, 'dist', 'server', 'src', 'main.js');
 
 function newestSourceMtime(dir: string): number {

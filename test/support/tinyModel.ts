@@ -2,9 +2,9 @@
  * Writes a tiny LLaMA-architecture GGUF with seeded random weights that the real
  * node-llama-cpp loads, for tests and benchmarks of the model runtime.
  *
- * Tokenizer: byte-level BPE (`tokenizer.ggml.model = "gpt2"`, `tokenizer.ggml.pre = "gpt-2"`,
- * one of the pre-tokenizer names llama.cpp accepts; "default" works too but splits
- * punctuation differently from the merges learned here). Vocabulary: the 256 GPT-2 byte
+ * Tokenizer: byte-level BPE (`tokenizer.ggml.model = "gpt2"`, `tokenizer.ggml.pre = "smollm"`:
+ * GPT-2 splitting with digits split one by one and without llama.cpp's space cleaning, which
+ * under "gpt-2" drops the space before `. , ! ?` when detokenizing, as our own tokenizer does). Vocabulary: the 256 GPT-2 byte
  * tokens, merges learned from a small Python corpus, then the special tokens as CONTROL
  * tokens (type 3), so user text containing "<NEED>" never tokenizes into the NEED id.
  */
@@ -147,7 +147,7 @@ function addTokenizerKvs(
   const u32 = GgufValueType.UINT32;
   writer
     .addKv('tokenizer.ggml.model', 'gpt2')
-    .addKv('tokenizer.ggml.pre', 'gpt-2')
+    .addKv('tokenizer.ggml.pre', 'smollm')
     .addKv('tokenizer.ggml.tokens', vocabulary.tokens)
     .addKv('tokenizer.ggml.token_type', vocabulary.types, GgufValueType.INT32)
     .addKv('tokenizer.ggml.merges', vocabulary.merges)

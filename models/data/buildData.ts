@@ -1,0 +1,165 @@
+/**
+ * CLI: build training shards (issue 4 item 3).
+ *
+ *   npx tsc && nice -n 10 node dist/models/data/buildData.js [--context 1024] [--targets-per-package 60]
+ *
+ * For every corpus repository: language-modeling windows over all its kept files, and
+ * --targets-per-package completion targets (line/api/block) each as a no-retrieval (fim) and a
+ * retrieval (rag) sequence built by the server's index, retrieval and prompt modules.
+ * Token ids come from llama.cpp (node-llama-cpp, vocab-only GGUF of models/default/tokenizer.json),
+ * so training ids are inference ids by construction. Validation packages (corpus/splits.ts)
+ * go to split "val" (<out>/val/), the rest to "train"; <out>/index.json indexes both.
+ * See docs/model-pipeline.md for the format.
+ */
+import { Command } from 'commander';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_SETTINGS } from '../../shared/settings.js';
+import { defaultCacheDir } from '../../bench/src/debianPackages.js';
+import { readGgufHeader } from '../../server/src/model/gguf/ggufReader.js';
+import { scanSpecialTokens } from '../../server/src/model/llama/specialTokenIds.js';
+import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir, type CorpusPackage } from '../corpus/corpusReader.js';
+import { isValidationPackage, VALIDATION_PACKAGES } from '../corpus/splits.js';
+import { loadLlamaVocabFile } from '../tokenizer/llamaVocab.js';
+import { readArtifact } from '../tokenizer/tokenizerArtifact.js';
+import { writeVocabOnlyGguf } from '../tokenizer/vocabGguf.js';
+import { seededRandom, sample } from './random.js';
+import { openRepository } from './repositoryTools.js';
+import { ShardWriter, writeIndex } from './shards.js';
+import { findTargets, type Target, type TargetKind } from './targets.js';
+import { lmWindows, targetSequences, type PromptSettings } from './trainingSequences.js';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+interface Options {
+  manifest: string;
+  corpus: string;
+  tokenizer: string;
+  out: string;
+  context: number;
+  targetsPerPackage: number;
+  mix: string;
+  only?: string;
+}
+
+async function main(): Promise<void> {
+  const options = new Command()
+    .option('--manifest <file>', 'corpus manifest', DEFAULT_MANIFEST)
+    .option('--corpus <dir>', 'corpus folder', defaultCorpusDir())
+    .option('--tokenizer <file>', 'tokenizer artifact', path.join(REPO_ROOT, 'models', 'default', 'tokenizer.json'))
+    .option('--out <dir>', 'output folder', path.join(defaultCacheDir(), 'data'))
+    .option('--context <n>', 'model context size the prompts are budgeted for (= llama.context_length of the GGUF)', (v) => Number(v), 1024)
+    .option('--targets-per-package <n>', 'completion targets per repository (each gives a fim and a rag sequence)', (v) => Number(v), 60)
+    .option('--mix <spec>', 'share of target kinds', 'line=0.4,api=0.3,block=0.3')
+    .option('--only <names>', 'comma-separated packages (smoke runs)')
+    .parse()
+    .opts<Options>();
+  const started = Date.now();
+  await mkdir(options.out, { recursive: true });
+  const artifact = await readArtifact(options.tokenizer);
+  const ggufPath = path.join(options.out, 'vocab.gguf');
+  await writeVocabOnlyGguf(artifact, ggufPath);
+  const header = await readGgufHeader(ggufPath);
+  if (header.kind !== 'ok') throw new Error(`cannot read back ${ggufPath}: ${header.message}`);
+  const scan = scanSpecialTokens(header.header);
+  if (!scan.hasControlTokens) throw new Error('the tokenizer lacks the RepoShapley control tokens');
+  const vocab = await loadLlamaVocabFile(ggufPath);
+  const tokenizer = new LineTokenizer({ tokenize: vocab.tokenize });
+  const settings = DEFAULT_SETTINGS;
+  const prompt: PromptSettings = { contextSize: options.context, settings, special: scan.special };
+  const mix = parseMix(options.mix);
+
+  const corpus = await Corpus.open(options.manifest, options.corpus);
+  const only = options.only ? new Set(options.only.split(',')) : undefined;
+  const writers = {
+    train: await ShardWriter.create(options.out, 'train', { vocabSize: artifact.tokens.length }),
+    val: await ShardWriter.create(options.out, 'val', { vocabSize: artifact.tokens.length }),
+  };
+  try {
+    for (const pkg of corpus.packages) {
+      if (only && !only.has(pkg.name)) continue;
+      const writer = isValidationPackage(pkg.name) ? writers.val : writers.train;
+      const stats = await buildPackage(corpus, pkg, writer, tokenizer, prompt, options, mix);
+      log(`${pkg.name.padEnd(28)} lm ${String(stats.lm).padStart(5)}  fim ${String(stats.fim).padStart(4)}  rag ${String(stats.rag).padStart(4)}  (${stats.skipped} targets over maxTokens)`);
+    }
+    const summaries = [await writers.train.close(), await writers.val.close()];
+    const tokenizerSha256 = createHash('sha256').update(await readFile(options.tokenizer)).digest('hex');
+    await writeIndex(options.out, [writers.train, writers.val], summaries, {
+      tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256, vocabGguf: 'vocab.gguf', contextSize: options.context,
+      special: scan.special, settings: { budgets: settings.budgets, maxTokens: settings.maxTokens, topK: settings.topK, windowLines: settings.windowLines, windowStride: settings.windowStride },
+      targetsPerPackage: options.targetsPerPackage, mix, validationPackages: VALIDATION_PACKAGES,
+    });
+    for (const summary of summaries) {
+      log(`${summary.split}: ${summary.sequences} sequences, ${summary.tokens} tokens ${JSON.stringify(summary.tokensByFormat)}; supervised ${JSON.stringify(summary.supervisedTokensByFormat)}`);
+    }
+    log(`wrote ${path.join(options.out, 'index.json')} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await vocab.dispose();
+  }
+}
+
+async function buildPackage(
+  corpus: Corpus, pkg: CorpusPackage, writer: ShardWriter, tokenizer: LineTokenizer, prompt: PromptSettings,
+  options: Options, mix: Record<TargetKind, number>,
+): Promise<{ lm: number; fim: number; rag: number; skipped: number }> {
+  const root = path.join(corpus.dir, pkg.name);
+  const texts = await Promise.all(pkg.files.map(async (row) => ({ path: row.path, text: await corpus.readText(row) })));
+  const stats = { lm: 0, fim: 0, rag: 0, skipped: 0 };
+  for (const window of lmWindows(texts, tokenizer, prompt.special.endOfText!, prompt.contextSize)) {
+    await writer.add(window, { package: pkg.name, path: window.path, kind: '' });
+    stats.lm++;
+  }
+  const repo = await openRepository(root, prompt.settings as typeof DEFAULT_SETTINGS, tokenizer);
+  try {
+    const pools: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
+    for (const file of repo.index.files()) {
+      const found = findTargets(file, repo.index);
+      for (const kind of Object.keys(pools) as TargetKind[]) pools[kind].push(...found[kind]);
+    }
+    const random = seededRandom(`targets:${pkg.name}`);
+    for (const kind of Object.keys(pools) as TargetKind[]) {
+      pools[kind].sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : a.start - b.start));
+      const wanted = Math.round(options.targetsPerPackage * mix[kind]);
+      // Draw extra: targets longer than maxTokens are skipped.
+      let made = 0;
+      for (const target of sample(pools[kind], wanted * 3, random)) {
+        if (made >= wanted) break;
+        const file = repo.index.file(target.relPath)!;
+        const built = await targetSequences(repo, prompt, file.absPath, file.text, target);
+        if (!built) { stats.skipped++; continue; }
+        made++;
+        await writer.add(built.fim, { package: pkg.name, path: target.relPath, kind });
+        stats.fim++;
+        if (built.rag) {
+          await writer.add(built.rag, { package: pkg.name, path: target.relPath, kind });
+          stats.rag++;
+        }
+      }
+    }
+  } finally {
+    repo.dispose();
+  }
+  return stats;
+}
+
+function parseMix(spec: string): Record<TargetKind, number> {
+  const mix: Record<TargetKind, number> = { line: 0, api: 0, block: 0 };
+  for (const part of spec.split(',')) {
+    const [kind, share] = part.split('=');
+    if (!(kind! in mix) || !Number.isFinite(Number(share))) throw new Error(`bad --mix part ${JSON.stringify(part)}`);
+    mix[kind as TargetKind] = Number(share);
+  }
+  return mix;
+}
+
+function log(line: string): void {
+  process.stdout.write(line + '\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`buildData: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,27 @@
+/**
+ * The server's index and retrieval over one corpus repository, wired as the engine wires them
+ * (completion/createEngine.ts): the lexical index follows the workspace index's change events.
+ */
+import type { CompletionSettings } from '../../shared/settings.js';
+import { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
+import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { LexicalIndex } from '../../server/src/retrieval/lexicalIndex.js';
+import { Retriever } from '../../server/src/retrieval/retriever.js';
+import type { RepositoryTools } from './trainingSequences.js';
+
+export async function openRepository(
+  root: string, settings: Pick<CompletionSettings, 'windowLines' | 'windowStride'>, tokenizer: LineTokenizer,
+): Promise<RepositoryTools & { dispose(): void }> {
+  const index = await WorkspaceIndex.create({ windowLines: settings.windowLines, windowStride: settings.windowStride });
+  const lexical = new LexicalIndex(index);
+  const subscription = index.onDidChange((changes) => lexical.applyChanges(changes));
+  const result = await index.indexRoots([root]);
+  if (result.kind !== 'ok') throw new Error(`indexing ${root} was cancelled`);
+  return {
+    index, retriever: new Retriever(index, lexical), tokenizer,
+    dispose() {
+      subscription.dispose();
+      index.dispose();
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * Completion targets, sampled like RepoEval's three task kinds (RepoShapley §4.1):
+ *   line   the rest of a line, cursor after its indentation
+ *   api    the rest of a line from a call of a function or class defined in another file of
+ *          the same repository, cursor at the called name (the cross-file evidence case)
+ *   block  the whole body of a compound statement, cursor on the first body line after its
+ *          indentation, which is what the server treats as a block position (completion/cursor.ts:
+ *          the previous line ends with ':' and no body follows)
+ * A target is a span [start, end) of the file text; the document the model sees is the text
+ * without it, exactly what an editor buffer holds before the user types it.
+ */
+import type { FileIndex, IndexView } from '../../server/src/indexing/types.js';
+
+export type TargetKind = 'line' | 'api' | 'block';
+
+export interface Target {
+  kind: TargetKind;
+  relPath: string;
+  /** 0-based line and UTF-16 column of the cursor (= start). */
+  line: number;
+  character: number;
+  /** Offsets into the file text. */
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Most lines of a block target (the server's MAX_BLOCK_LINES cut). */
+export const MAX_BLOCK_LINES = 15;
+
+/** Every target of each kind in one file. Files with CR line endings give none (prompts are LF). */
+export function findTargets(file: FileIndex, view: IndexView): Record<TargetKind, Target[]> {
+  const found: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
+  if (file.text.includes('\r')) return found;
+  const starts = lineStarts(file.lines);
+  const make = (kind: TargetKind, line: number, character: number, endLine: number): Target => {
+    const start = starts[line]! + character;
+    const end = starts[endLine]! + file.lines[endLine]!.length;
+    return { kind, relPath: file.relPath, line, character, start, end, text: file.text.slice(start, end) };
+  };
+  file.lines.forEach((text, line) => {
+    const indent = indentOf(text);
+    const body = text.slice(indent);
+    if (body.trim().length >= 3 && !body.startsWith('#')) found.line.push(make('line', line, indent, line));
+    const block = blockBodyEnd(file.lines, line);
+    if (block !== undefined) found.block.push(make('block', line + 1, indentOf(file.lines[line + 1]!), block));
+  });
+  for (const [name, lines] of file.references) {
+    if (!definedElsewhere(view, name, file.relPath)) continue;
+    for (const line of lines) {
+      const column = callColumn(file.lines[line]!, name);
+      if (column !== undefined) found.api.push(make('api', line, column, line));
+    }
+  }
+  found.api.sort((a, b) => a.start - b.start);
+  return found;
+}
+
+/** Offsets of each line's first character in the LF text. */
+function lineStarts(lines: readonly string[]): number[] {
+  const starts: number[] = [];
+  let offset = 0;
+  for (const line of lines) {
+    starts.push(offset);
+    offset += line.length + 1;
+  }
+  starts.push(offset);
+  return starts;
+}
+
+function indentOf(line: string): number {
+  return line.length - line.trimStart().length;
+}
+
+/**
+ * When `header` opens a block (ends with ':' and the next line is indented deeper), the last
+ * line of its body: deeper-indented lines and blank lines between them; at most MAX_BLOCK_LINES.
+ */
+export function blockBodyEnd(lines: readonly string[], header: number): number | undefined {
+  const text = lines[header]!;
+  const trimmed = text.trim();
+  if (!trimmed.endsWith(':') || trimmed.startsWith('#')) return undefined;
+  const next = lines[header + 1];
+  if (next === undefined || next.trim() === '' || indentOf(next) <= indentOf(text)) return undefined;
+  let last = header + 1;
+  for (let i = header + 2; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    if (indentOf(line) <= indentOf(text)) break;
+    last = i;
+  }
+  return last - header <= MAX_BLOCK_LINES ? last : undefined;
+}
+
+function definedElsewhere(view: IndexView, name: string, relPath: string): boolean {
+  return view.definitionsNamed(name).some((d) => d.relPath !== relPath && d.kind !== 'method');
+}
+
+/** Column of `name(` as a whole identifier on a line that does not define it, or undefined. */
+function callColumn(line: string, name: string): number | undefined {
+  if (/^\s*(def|class|import|from)\s/.test(line) || line.trimStart().startsWith('#')) return undefined;
+  const match = new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(name)}\\s*\\(`).exec(line);
+  return match ? match.index : undefined;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,158 @@
+/**
+ * Training sequences are byte-for-byte what inference evaluates: for the same document buffer
+ * and cursor, the server's pipeline (completion/pipeline.ts, policies `none` and `full`) sends
+ * exactly the prompt part of our fim and rag sequences to the model. Uses the committed
+ * tokenizer through node-llama-cpp and the real index and retrieval on a fixture repository.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DEFAULT_SETTINGS, type CompletionSettings } from '../../shared/settings.js';
+import { runPipeline } from '../../server/src/completion/pipeline.js';
+import type { CompletionModel, GenerationOptions, ModelSession, SpecialTokenIds } from '../../server/src/model/completionModel.js';
+import { REPOSHAPLEY_SPECIAL_TOKENS } from '../../server/src/model/specialTokens.js';
+import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { silentLogger } from '../../server/src/util/logger.js';
+import { loadLlamaVocab, type LlamaVocab } from '../tokenizer/llamaVocab.js';
+import { readArtifact, specialIds, tokenId, type TokenizerArtifact } from '../tokenizer/tokenizerArtifact.js';
+import { openRepository } from './repositoryTools.js';
+import { findTargets, type Target } from './targets.js';
+import { lmWindows, targetSequences, type PromptSettings } from './trainingSequences.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..', '..', 'test', 'fixtures', 'retrieval-ws');
+const TOKENIZER = path.resolve(HERE, '..', 'default', 'tokenizer.json');
+
+let artifact: TokenizerArtifact;
+let vocab: LlamaVocab;
+let special: SpecialTokenIds;
+
+beforeAll(async () => {
+  artifact = await readArtifact(TOKENIZER);
+  vocab = await loadLlamaVocab(artifact);
+  const ids = specialIds(artifact);
+  const id = (text: string) => tokenId(artifact, text);
+  special = {
+    fimPrefix: ids.fimPrefix, fimSuffix: ids.fimSuffix, fimMiddle: ids.fimMiddle, endOfText: ids.endOfText,
+    need: id('<NEED>'), done: id('<DONE>'), keep: id('<KEEP>'), drop: id('<DROP>'), select: id('<SELECT>'),
+    chunkOpen: REPOSHAPLEY_SPECIAL_TOKENS.filter((t) => /^<C_/.test(t)).map(id),
+    chunkClose: REPOSHAPLEY_SPECIAL_TOKENS.filter((t) => /^<\/C_/.test(t)).map(id),
+  };
+});
+
+afterAll(async () => {
+  await vocab?.dispose();
+});
+
+/** A model whose session records the prompt it is asked to continue. */
+function recordingModel(contextSize: number): CompletionModel & { prompts: number[][] } {
+  const prompts: number[][] = [];
+  const session: ModelSession = {
+    lastReusedTokens: 0, totalReusedTokens: 0,
+    async decide() { throw new Error('not used'); },
+    async decideSequence() { throw new Error('not used'); },
+    async generate(tokens: number[], _options: GenerationOptions) {
+      prompts.push(tokens);
+      return { text: '', tokens: [], stoppedBy: 'eos' as const };
+    },
+    async logLikelihood() { return 0; },
+    async dispose() {},
+  };
+  return {
+    prompts,
+    info: {
+      path: 'recording.gguf', architecture: 'llama', contextSize, vocabularySize: artifact.tokens.length, special,
+      hasControlTokens: true, fimLayout: 'reposhapley', gpuLayers: 0, threads: 1,
+    },
+    tokenize: (text) => vocab.tokenize(text),
+    detokenize: (tokens) => vocab.detokenize(tokens),
+    createSession: async () => session,
+    dispose: async () => {},
+  };
+}
+
+/** What the server sends to the model for `target` under `policy`: a fresh index with the buffer open, as the engine has it. */
+async function inferencePrompt(target: Target, fileText: string, policy: 'none' | 'full', contextSize: number, settings: CompletionSettings): Promise<number[]> {
+  const tokenizer = new LineTokenizer({ tokenize: vocab.tokenize });
+  const repo = await openRepository(ROOT, settings, tokenizer);
+  try {
+    const buffer = fileText.slice(0, target.start) + fileText.slice(target.end);
+    const absPath = path.join(ROOT, target.relPath);
+    repo.index.openDocument(absPath, buffer);
+    const model = recordingModel(contextSize);
+    await runPipeline({
+      uri: `file://${absPath}`, text: buffer, relPath: target.relPath, position: { line: target.line, character: target.character },
+      settings: { ...settings, policy }, model, session: await model.createSession(), tokenizer,
+    }, { index: repo.index, retriever: repo.retriever, logger: silentLogger }, new AbortController().signal);
+    expect(model.prompts).toHaveLength(1);
+    return model.prompts[0]!;
+  } finally {
+    repo.dispose();
+  }
+}
+
+describe('targetSequences', () => {
+  test.each([
+    ['api', 'app/checkout.py', 'Cart('],
+    ['line', 'app/checkout.py', 'inventory.restock(sku, 1)'],
+    ['block', 'app/checkout.py', 'inventory = Inventory()'],
+  ] as const)('%s target in %s: prompts equal the pipeline\'s for none and full', async (kind, relPath, startsWith) => {
+    const contextSize = 1024;
+    const settings = DEFAULT_SETTINGS;
+    const tokenizer = new LineTokenizer({ tokenize: vocab.tokenize });
+    const repo = await openRepository(ROOT, settings, tokenizer);
+    let built: Awaited<ReturnType<typeof targetSequences>>;
+    let target: Target;
+    let fileText: string;
+    try {
+      const file = repo.index.file(relPath)!;
+      fileText = file.text;
+      target = findTargets(file, repo.index)[kind].find((t) => t.text.startsWith(startsWith))!;
+      expect(target).toBeDefined();
+      const prompt: PromptSettings = { contextSize, settings, special };
+      built = await targetSequences(repo, prompt, file.absPath, file.text, target);
+      // The document is back to its disk content afterwards.
+      expect(repo.index.file(relPath)!.text).toBe(fileText);
+    } finally {
+      repo.dispose();
+    }
+    expect(built).toBeDefined();
+    const supervised = vocab.tokenize(target.text).length + 1;
+    for (const [format, policy] of [['fim', 'none'], ['rag', 'full']] as const) {
+      const sequence = built![format]!;
+      expect(sequence, format).toBeDefined();
+      const promptIds = sequence.ids.slice(0, sequence.ids.length - supervised);
+      expect(promptIds).toEqual(await inferencePrompt(target, fileText, policy, contextSize, settings));
+      expect(Array.from(sequence.mask)).toEqual([...new Array(promptIds.length).fill(0), ...new Array(supervised).fill(1)]);
+      expect(vocab.detokenize(sequence.ids.slice(-supervised), true)).toBe(`${target.text}<|endoftext|>`);
+      expect(sequence.ids.length).toBeLessThanOrEqual(contextSize);
+    }
+    // The rag prompt carries cross-file chunks, the fim prompt none.
+    expect(vocab.detokenize(built!.rag!.ids, true)).toContain('<C_1># shop/');
+    expect(vocab.detokenize(built!.fim!.ids, true)).not.toContain('<C_1>');
+  });
+
+  test('a target longer than maxTokens gives nothing', async () => {
+    const tokenizer = new LineTokenizer({ tokenize: vocab.tokenize });
+    const repo = await openRepository(ROOT, DEFAULT_SETTINGS, tokenizer);
+    try {
+      const file = repo.index.file('app/checkout.py')!;
+      const target = findTargets(file, repo.index).line[0]!;
+      const prompt: PromptSettings = { contextSize: 1024, settings: { ...DEFAULT_SETTINGS, maxTokens: 1 }, special };
+      expect(await targetSequences(repo, prompt, file.absPath, file.text, target)).toBeUndefined();
+    } finally {
+      repo.dispose();
+    }
+  });
+});
+
+describe('lmWindows', () => {
+  test('joins files with <EOT>, cuts full windows, keeps a last window at least half full', () => {
+    const tokenizer = new LineTokenizer({ tokenize: (t) => [...t].map((c) => c.charCodeAt(0)) });
+    const windows = lmWindows([{ path: 'a.py', text: 'abc\n' }, { path: 'b.py', text: 'defg\n' }], tokenizer, 0, 4);
+    expect(windows.map((w) => w.ids)).toEqual([[97, 98, 99, 10], [0, 100, 101, 102], [103, 10, 0]]);
+    expect(windows.map((w) => w.path)).toEqual(['a.py', 'a.py', 'b.py']);
+    expect(windows.every((w) => w.mask.every((m) => m === 1))).toBe(true);
+    expect(lmWindows([{ path: 'a.py', text: 'abcd' }], tokenizer, 0, 4).map((w) => w.ids)).toEqual([[97, 98, 99, 100]]);
+  });
+});

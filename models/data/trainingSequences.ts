@@ -1,0 +1,110 @@
+/**
+ * Training sequences built by the server's own modules, so they are byte-for-byte the prompts
+ * inference evaluates (STYLE: the prompt format lives in exactly one module):
+ *   fim   <PFX>Xp<SFX>Xs<DONE><MID> Y <EOT>                      (no-retrieval format, §3.4)
+ *   rag   <PFX>Xp<SFX>Xs<NEED><C_1>cc_1</C_1>…<DONE><MID> Y <EOT>  (generation format, all top-K kept:
+ *         what the `full` policy sends)
+ *   lm    plain code, files joined by <EOT>, cut into context-sized windows
+ * The steps mirror completion/pipeline.ts: the document buffer (the file without the target)
+ * replaces the file in the index, the cursor splits it, budgets are fitted to the model's
+ * context, the query and retrieval are the pipeline's, and chunks are packed the same way.
+ * Loss mask: 1 on Y and its <EOT> (fim, rag), 1 everywhere (lm).
+ */
+import type { CompletionSettings } from '../../shared/settings.js';
+import { splitAtCursor } from '../../server/src/completion/cursor.js';
+import type { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
+import type { SpecialTokenIds } from '../../server/src/model/completionModel.js';
+import { fitBudgetsToContext, packCandidates } from '../../server/src/prompt/budget.js';
+import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { toTokenIds, type Segment } from '../../server/src/prompt/segments.js';
+import { generationSegments, noRetrievalSegments, planPrompt, withTarget } from '../../server/src/prompt/sequences.js';
+import type { Retriever } from '../../server/src/retrieval/retriever.js';
+import type { Target } from './targets.js';
+
+export type SequenceFormat = 'fim' | 'rag' | 'lm';
+
+export interface TrainingSequence {
+  format: SequenceFormat;
+  ids: number[];
+  /** 1 where the token is a prediction target. */
+  mask: Uint8Array;
+}
+
+/** What inference would use: the settings' budgets fitted to the model's context. */
+export interface PromptSettings {
+  contextSize: number;
+  settings: Pick<CompletionSettings, 'budgets' | 'maxTokens' | 'topK' | 'windowLines'>;
+  special: SpecialTokenIds;
+}
+
+export interface RepositoryTools {
+  index: WorkspaceIndex;
+  retriever: Retriever;
+  tokenizer: LineTokenizer;
+}
+
+/**
+ * The fim and rag sequences of one target (rag only when retrieval packed something: with
+ * nothing packed the full policy sends the fim prompt). Undefined when the target needs more
+ * tokens than inference would generate (maxTokens).
+ */
+export async function targetSequences(
+  tools: RepositoryTools, prompt: PromptSettings, absPath: string, fileText: string, target: Target,
+): Promise<{ fim: TrainingSequence; rag?: TrainingSequence; candidates: number } | undefined> {
+  const { settings } = prompt;
+  const targetIds = tools.tokenizer.text(target.text);
+  if (targetIds.length === 0 || targetIds.length > settings.maxTokens) return undefined;
+  const buffer = fileText.slice(0, target.start) + fileText.slice(target.end);
+  const split = splitAtCursor(buffer, { line: target.line, character: target.character });
+  const budgets = fitBudgetsToContext(settings.budgets, prompt.contextSize, settings.maxTokens, settings.topK);
+  tools.index.openDocument(absPath, buffer);
+  try {
+    const plan = planPrompt(split.prefix, split.suffix, [], budgets, tools.tokenizer);
+    const candidates = tools.retriever.retrieve(
+      { file: tools.index.file(target.relPath), relPath: target.relPath, prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line },
+      { topK: settings.topK, windowLines: settings.windowLines },
+    );
+    const packed = packCandidates(candidates, budgets.chunkTokens, tools.tokenizer);
+    const y = { text: target.text, ids: targetIds };
+    const fim = supervised('fim', withTarget(noRetrievalSegments(plan), y), targetIds.length + 1, prompt.special);
+    const rag = packed.length === 0 ? undefined
+      : supervised('rag', withTarget(generationSegments({ ...plan, packed }, packed.map((_, i) => i)), y), targetIds.length + 1, prompt.special);
+    return { fim, rag, candidates: packed.length };
+  } finally {
+    await tools.index.closeDocument(absPath);
+  }
+}
+
+/** Ids of the segments with the last `supervisedTokens` marked. */
+function supervised(format: SequenceFormat, segments: Segment[], supervisedTokens: number, special: SpecialTokenIds): TrainingSequence {
+  const ids = toTokenIds(segments, special);
+  const mask = new Uint8Array(ids.length);
+  mask.fill(1, ids.length - supervisedTokens);
+  return { format, ids, mask };
+}
+
+/**
+ * Language-modeling windows over files: each file's ids (line by line, as prompts), then <EOT>,
+ * concatenated and cut into windows of `windowTokens`; the last partial window is kept when it
+ * is at least half full. Each window names the file it starts in.
+ */
+export function lmWindows(
+  files: Iterable<{ path: string; text: string }>, tokenizer: LineTokenizer, endOfText: number, windowTokens: number,
+): Array<TrainingSequence & { path: string }> {
+  const windows: Array<TrainingSequence & { path: string }> = [];
+  let current: number[] = [];
+  let startPath = '';
+  const flush = () => {
+    windows.push({ format: 'lm', ids: current, mask: new Uint8Array(current.length).fill(1), path: startPath });
+    current = [];
+  };
+  for (const file of files) {
+    for (const id of [...tokenizer.text(file.text), endOfText]) {
+      if (current.length === 0) startPath = file.path;
+      current.push(id);
+      if (current.length === windowTokens) flush();
+    }
+  }
+  if (current.length >= windowTokens / 2) flush();
+  return windows;
+}
