@@ -73,6 +73,8 @@ export interface CompletionTrace {
   timings: StageTimings;
   /** Index version the completion was computed against. */
   indexVersion: number;
+  /** The rendered generation prompt, when the `tracePrompt` setting is on. */
+  prompt?: string;
   /** Whether the answer came from the completion cache. */
   cached: boolean;
 }

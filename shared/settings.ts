@@ -44,6 +44,8 @@ export interface CompletionSettings {
   windowStride: number;
   /** Whether completions are offered at all. */
   enabled: boolean;
+  /** Put the rendered generation prompt into completion traces (for debugging and the bench). */
+  tracePrompt: boolean;
 }
 
 /** Defaults: paper values where the paper gives one (K = 10), else measured on this machine. */
@@ -60,6 +62,7 @@ export const DEFAULT_SETTINGS: CompletionSettings = {
   windowLines: 20,
   windowStride: 10,
   enabled: true,
+  tracePrompt: false,
 };
 
 /** A partial settings object as editors send it. */

@@ -62,8 +62,9 @@ describe('policies through the engine', () => {
   });
 
   test('full: every packed candidate is kept', async () => {
-    const { engine } = await engineWith({ modelPath: controlModel, policy: 'full' });
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'full', tracePrompt: true });
     const trace = await completeTrace(engine);
+    expect(trace.prompt).toMatch(/^<PFX>"""Checkout flow[\s\S]*<NEED><C_1># [\s\S]*<\/C_1>[\s\S]*<DONE><MID>$/);
     expect(trace.effectivePolicy).toBe('full');
     expect(trace.candidates.length).toBeGreaterThan(0);
     expect(trace.candidates.some((c) => c.kept)).toBe(true);

@@ -12,7 +12,7 @@ import type { PackedChunk } from '../prompt/budget.js';
 import { fitBudgetsToContext, packCandidates } from '../prompt/budget.js';
 import type { LineTokenizer } from '../prompt/lineTokenizer.js';
 import { planPlainFim } from '../prompt/plainFim.js';
-import { toTokenIds } from '../prompt/segments.js';
+import { renderSegments, toTokenIds } from '../prompt/segments.js';
 import { planPrompt, type PromptPlan } from '../prompt/sequences.js';
 import type { Retriever } from '../retrieval/retriever.js';
 import type { Candidate } from '../retrieval/types.js';
@@ -122,6 +122,7 @@ function buildTrace(
     },
     timings: { retrievalMs: 0, promptMs: 0, decisionMs: 0, selectionMs: 0, generationMs: 0, totalMs: 0 },
     indexVersion: deps.index.version,
+    prompt: input.settings.tracePrompt ? renderSegments(result.prompt) : undefined,
   };
 }
 

@@ -23,6 +23,7 @@ export function mergeSettings(current: CompletionSettings, patch: SettingsPatch 
     windowLines: intIn(p.windowLines, 1, 200, current.windowLines),
     windowStride: intIn(p.windowStride, 1, 200, current.windowStride),
     enabled: typeof p.enabled === 'boolean' ? p.enabled : current.enabled,
+    tracePrompt: typeof p.tracePrompt === 'boolean' ? p.tracePrompt : current.tracePrompt,
   };
 }
 

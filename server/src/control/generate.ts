@@ -7,7 +7,7 @@ import type { PolicyContext, PolicyResult } from './types.js';
 /** Generate with the given packed chunks kept (none: the no-retrieval format). */
 export async function generateWith(
   context: PolicyContext, packed: PackedChunk[], kept: number[],
-): Promise<Pick<PolicyResult, 'generated' | 'promptTokens' | 'generationMs'>> {
+): Promise<Pick<PolicyResult, 'generated' | 'promptTokens' | 'generationMs' | 'prompt'>> {
   const plan = { ...context.inFile, packed };
   const segments = context.layout === 'plain-fim' ? plainFimSegments(plan, kept)
     : kept.length === 0 && packed.length === 0 ? noRetrievalSegments(plan)
@@ -15,5 +15,5 @@ export async function generateWith(
   const ids = context.toIds(segments);
   const started = performance.now();
   const generated = await context.session.generate(ids, context.generation, context.signal);
-  return { generated, promptTokens: ids.length, generationMs: performance.now() - started };
+  return { generated, promptTokens: ids.length, generationMs: performance.now() - started, prompt: segments };
 }

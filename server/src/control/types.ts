@@ -38,6 +38,8 @@ export interface PolicyResult {
   /** P(<KEEP>) per packed chunk, when the model selected. */
   keepProbabilities?: number[];
   generated: GenerationResult;
+  /** The final generation prompt (rendered into traces on request). */
+  prompt: Segment[];
   /** Tokens of the final generation prompt. */
   promptTokens: number;
   /** Wall time of the decision and selection steps (ms). */

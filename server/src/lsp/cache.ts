@@ -15,6 +15,8 @@ export interface CacheKeyInput {
   suffix: string;
   indexVersion: number;
   settings: CompletionSettings;
+  /** Line or block completion as the client asked; different answers for one cursor. */
+  mode?: string;
 }
 
 /** A cached completion. */
@@ -37,7 +39,7 @@ function stableStringify(value: unknown): string {
 /** The cache key of a completion: a SHA-1 over its length-prefixed parts (no separator ambiguity). */
 export function completionCacheKey(input: CacheKeyInput): string {
   const hash = createHash('sha1');
-  for (const part of [input.uri, input.prefix, input.suffix, String(input.indexVersion), stableStringify(input.settings)]) {
+  for (const part of [input.uri, input.prefix, input.suffix, String(input.indexVersion), stableStringify(input.settings), input.mode ?? 'auto']) {
     hash.update(`${part.length}:`);
     hash.update(part);
   }

@@ -14,6 +14,17 @@ export interface CursorRequest {
   uri: string;
   position: DomainPosition;
   trigger: 'automatic' | 'invoked';
+  /** Line or block completion, when the client says (see {@link completionModeOf}). */
+  mode?: 'line' | 'block';
+}
+
+/**
+ * The optional `reposhapley.mode` extension of completion params ('line' | 'block'): clients that
+ * know what they want (the bench's line and block tasks) skip the cursor heuristic.
+ */
+export function completionModeOf(params: unknown): 'line' | 'block' | undefined {
+  const mode = (params as { reposhapley?: { mode?: unknown } } | undefined)?.reposhapley?.mode;
+  return mode === 'line' || mode === 'block' ? mode : undefined;
 }
 
 /** Completes at the cursor; undefined means "answer with an empty result". */
@@ -29,7 +40,7 @@ export async function completeAtCursor(
   }
   const key = completionCacheKey({
     uri: request.uri, prefix: context.prefix, suffix: context.suffix,
-    indexVersion: engine.indexVersion, settings: engine.settings,
+    indexVersion: engine.indexVersion, settings: engine.settings, mode: request.mode,
   });
   const hit = state.cache.get(key);
   if (hit) {
@@ -37,7 +48,7 @@ export async function completeAtCursor(
     return hit;
   }
   const result = await state.scheduler.schedule(request.uri, request.trigger, token, (signal) =>
-    engine.complete({ uri: request.uri, ...request.position, trigger: request.trigger }, signal));
+    engine.complete({ uri: request.uri, ...request.position, trigger: request.trigger, mode: request.mode }, signal));
   if (result.kind === 'cancelled') return undefined;
   const completion = fromOutcome(state, engine, request.uri, result.value);
   if (completion && state.documents.version(request.uri) === context.version) state.cache.set(key, completion);

@@ -5,7 +5,7 @@
 import type {
   CancellationToken, InlineCompletionItem, InlineCompletionList, InlineCompletionParams,
 } from 'vscode-languageserver/node';
-import { completeAtCursor, traceCommand } from './completeAtCursor.js';
+import { completeAtCursor, completionModeOf, traceCommand } from './completeAtCursor.js';
 import { fromInlineTriggerKind, fromLspPosition, toLspRange } from './converters.js';
 import type { ServerState } from './state.js';
 
@@ -21,7 +21,8 @@ export function onInlineCompletion(state: ServerState) {
     const position = fromLspPosition(params?.position);
     if (typeof uri !== 'string' || !position) return emptyInlineList();
     const trigger = fromInlineTriggerKind(params.context?.triggerKind);
-    const completion = await completeAtCursor(state, { uri, position, trigger }, token);
+    const mode = completionModeOf(params);
+    const completion = await completeAtCursor(state, { uri, position, trigger, mode }, token);
     if (!completion || completion.text.length === 0) return emptyInlineList();
     const item: InlineCompletionItem = { insertText: completion.text, range: toLspRange(position) };
     const command = traceCommand(state, completion.traceId);

@@ -28,6 +28,7 @@ const FIELD_CHECKS: Record<Exclude<keyof SettingsPatch, 'budgets'>, Checker> = {
   windowLines: isNumber,
   windowStride: isNumber,
   enabled: isBoolean,
+  tracePrompt: isBoolean,
 };
 
 const BUDGET_KEYS: readonly (keyof PromptBudgets)[] = ['prefixTokens', 'suffixTokens', 'chunkTokens'];
