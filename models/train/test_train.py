@@ -1,0 +1,208 @@
+"""Unit tests of the trainer (run by models/train/train.test.ts through vitest, or directly:
+`/usr/bin/python3 -m unittest discover -s models/train -p 'test_*.py'`)."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import unittest.mock
+from pathlib import Path
+
+import numpy as np
+import torch
+
+HERE = Path(__file__).resolve().parent
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, str(HERE))
+
+from checkpoint import load_model, save_weights  # noqa: E402
+from data import Packer, ShardSet, write_synthetic_shards  # noqa: E402
+from model import LlamaModel, ModelConfig, apply_rope, rope_tables  # noqa: E402
+from train import weighted_loss  # noqa: E402
+
+ENV = {**os.environ, "GLIBC_TUNABLES": "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736",
+       "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+TINY = ["--size", "tiny", "--seq-len", "32", "--batch-size", "2", "--grad-accum", "2", "--warmup-steps", "2",
+        "--total-tokens", "2000", "--threads", "1", "--eval-every", "3", "--val-tokens", "256", "--log-every", "1"]
+
+
+def run_train(run_dir: Path, data: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(HERE / "train.py"), "--run", "t", "--run-dir", str(run_dir),
+                           "--data", str(data), *TINY, *extra], env=ENV, capture_output=True, text=True, timeout=300)
+
+
+def log_events(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "train.jsonl").read_text().splitlines()]
+
+
+class RopeTest(unittest.TestCase):
+    def test_matches_llama_cpp_normal_mode(self) -> None:
+        """ggml_rope mode 0: theta_i = pos * base^(-2i/d) rotates (x[2i], x[2i+1])."""
+        d, t, base = 8, 5, 10000.0
+        x = torch.randn(1, t, 2, d)
+        cos, sin = rope_tables(d, t, base)
+        got = apply_rope(x, cos, sin)
+        want = x.clone()
+        for pos in range(t):
+            for i in range(0, d, 2):
+                theta = pos * base ** (-i / d)
+                x0, x1 = x[0, pos, :, i], x[0, pos, :, i + 1]
+                want[0, pos, :, i] = x0 * math.cos(theta) - x1 * math.sin(theta)
+                want[0, pos, :, i + 1] = x0 * math.sin(theta) + x1 * math.cos(theta)
+        torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+
+
+class DataTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.index = write_synthetic_shards(self.tmp.name, vocab_size=50, sequences=8, length=37, seed=3)
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def epoch_documents(self, seq_len: int) -> list[list[int]]:
+        """Token lists of the documents of one unshuffled epoch, checking the window invariants."""
+        data = ShardSet(self.index, "train")
+        packer = Packer(data, seq_len=seq_len, seed=1, shuffle=False)
+        documents: list[list[int]] = []
+        while packer.epoch == 0:
+            tokens, classes, docs = packer.next_window()
+            self.assertTrue(np.all(classes[docs == -1] == 0))  # padding is never a target
+            for doc in sorted(set(docs.tolist()) - {-1}):
+                where = np.flatnonzero(docs == doc)
+                self.assertTrue(np.all(np.diff(where) == 1))  # contiguous
+                self.assertEqual(classes[where[0]], 0)  # the first token is never a target
+                documents.append(tokens[where].tolist())
+        return documents
+
+    def sequences(self) -> list[list[int]]:
+        data = ShardSet(self.index, "train")
+        return [data.read(s, 0, s.length)[0].astype(int).tolist() for s in data.spans]
+
+    def test_whole_sequences_each_once_per_epoch(self) -> None:
+        documents = self.epoch_documents(seq_len=40)  # sequences are 9..37 tokens: none is split
+        self.assertEqual(sorted(documents), sorted(self.sequences()))
+
+    def test_long_sequences_are_cut_into_overlapping_pieces(self) -> None:
+        with unittest.mock.patch("data.LOOKAHEAD", 0):  # keep the order, to reassemble pieces
+            documents = self.epoch_documents(seq_len=8)
+        targets = [t for d in documents for t in d[1:]]
+        self.assertEqual(targets, [t for s in self.sequences() for t in s[1:]])
+
+    def test_documents_do_not_attend_to_each_other(self) -> None:
+        torch.manual_seed(0)
+        model = LlamaModel(ModelConfig(vocab_size=50, d_model=32, n_layers=2, n_heads=2, ff_dim=64, context_length=32))
+        model.eval()
+        a, b = torch.randint(0, 50, (1, 7)), torch.randint(0, 50, (1, 9))
+        packed = torch.cat([a, b], dim=1)
+        docs = torch.tensor([[0] * 7 + [1] * 9])
+        with torch.no_grad():
+            together = model(packed, docs)
+            torch.testing.assert_close(together[:, :7], model(a), atol=1e-5, rtol=1e-5)
+            torch.testing.assert_close(together[:, 7:], model(b), atol=1e-5, rtol=1e-5)  # as if at position 0
+
+    def test_restored_state_continues_identically(self) -> None:
+        data = ShardSet(self.index, "train")
+        a = Packer(data, seq_len=20, seed=5)
+        for _ in range(23):  # past an epoch boundary
+            a.next_window()
+        self.assertGreater(a.epoch, 0)
+        b = Packer(data, seq_len=20, seed=5)
+        b.restore(json.loads(json.dumps(a.state())))
+        for _ in range(10):
+            for x, y in zip(a.next_window(), b.next_window()):
+                np.testing.assert_array_equal(x, y)
+
+    def test_splits_are_disjoint(self) -> None:
+        train, val = ShardSet(self.index, "train"), ShardSet(self.index, "val")
+        self.assertEqual(len(train.spans) + len(val.spans), 8)
+        self.assertEqual({train.shards[s.shard].split for s in train.spans}, {"train"})
+
+
+class LossTest(unittest.TestCase):
+    def test_class_weights(self) -> None:
+        torch.manual_seed(0)
+        model = LlamaModel(ModelConfig(vocab_size=40, d_model=32, n_layers=1, n_heads=2, ff_dim=64, context_length=16))
+        tokens = torch.randint(0, 40, (1, 9))
+        classes = torch.tensor([[0, 1, 0, 1, 2, 1, 0, 1, 2]], dtype=torch.uint8)
+        weights = torch.tensor([0.0, 1.0, 2.0] + [2.0] * 253)
+        loss, nll, count = weighted_loss(model, tokens, classes, weights, autocast=False)
+        self.assertEqual(count.item(), 6)  # targets 1..8 with class > 0
+        logits = model(tokens[:, :-1]).float()
+        per_token = torch.nn.functional.cross_entropy(logits[0], tokens[0, 1:], reduction="none")
+        # Class 0 adds nothing, class 2 counts twice; normalized by the supervised-token count.
+        expected = (per_token * torch.tensor([1, 0, 1, 2, 1, 0, 1, 2])).sum() / 6
+        torch.testing.assert_close(loss, expected)
+        unweighted = (per_token * torch.tensor([1, 0, 1, 1, 1, 0, 1, 1])).sum()
+        torch.testing.assert_close(nll, unweighted.detach())
+
+
+class TrainerTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        root = Path(self.tmp.name)
+        self.data = write_synthetic_shards(root / "shards", vocab_size=64, sequences=16, length=80, seed=1)
+        self.root = root
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def test_resume_is_bitwise_identical_to_an_uninterrupted_run(self) -> None:
+        straight, split = self.root / "straight", self.root / "split"
+        self.assertEqual(run_train(straight, self.data, "--max-steps", "6").returncode, 0)
+        first = run_train(split, self.data, "--max-steps", "3")
+        self.assertEqual(first.returncode, 0, first.stderr)
+        second = run_train(split, self.data, "--max-steps", "6")
+        self.assertEqual(second.returncode, 0, second.stderr)
+        self.assertIn("resume", [e["event"] for e in log_events(split)])
+        a, _ = load_model(straight / "step-00000006.pt")
+        b, _ = load_model(split / "step-00000006.pt")
+        for (name, p), (_, q) in zip(a.state_dict().items(), b.state_dict().items()):
+            self.assertTrue(torch.equal(p, q), name)
+        self.assertEqual(sorted(p.name for p in split.glob("step-*.pt")), ["step-00000003.pt", "step-00000006.pt"])
+        self.assertTrue((split / "best.pt").exists())
+
+    def test_sigterm_checkpoints_and_exits_cleanly(self) -> None:
+        run_dir = self.root / "term"
+        process = subprocess.Popen([sys.executable, str(HERE / "train.py"), "--run", "t", "--run-dir", str(run_dir),
+                                    "--data", str(self.data), *TINY, "--max-steps", "100000"],
+                                   env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for line in process.stdout:  # wait until training is under way
+            if '"event": "train"' in line:
+                break
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=120)
+        self.assertEqual(process.returncode, 0, stderr)
+        events = log_events(run_dir)
+        self.assertEqual(events[-1]["event"], "stop")
+        self.assertEqual(events[-1]["reason"], "SIGTERM")
+        self.assertTrue(list(run_dir.glob("step-*.pt")))
+
+    def test_init_weights_starts_from_a_committed_weights_file(self) -> None:
+        torch.manual_seed(3)
+        model = LlamaModel(ModelConfig(vocab_size=64, d_model=32, n_layers=1, n_heads=2, ff_dim=64, context_length=64))
+        weights = self.root / "w.pt"
+        save_weights(model, weights, {"tokens_seen": 1234, "step": 9})
+        loaded, meta = load_model(weights)
+        self.assertEqual(meta["tokens_seen"], 1234)
+        self.assertEqual(loaded.config, model.config)
+        for (name, p), (_, q) in zip(model.state_dict().items(), loaded.state_dict().items()):
+            torch.testing.assert_close(p, q, atol=1e-3, rtol=1e-3, msg=name)  # fp16 round trip
+        run_dir = self.root / "init"
+        result = run_train(run_dir, self.data, "--init-weights", str(weights), "--max-steps", "2")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        start = log_events(run_dir)[0]
+        self.assertEqual(start["config"]["d_model"], 32)
+        stop = log_events(run_dir)[-1]
+        self.assertEqual(stop["step"], 2)
+        self.assertGreater(stop["tokens"], 1234)  # continues the weights file's count
+
+
+if __name__ == "__main__":
+    unittest.main()
