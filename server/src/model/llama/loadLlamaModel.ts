@@ -3,6 +3,7 @@
  * first, so a missing, foreign or truncated file gives a clear message with the fix
  * instead of a native error (or a native abort) from llama.cpp.
  */
+import { statSync } from 'node:fs';
 import type { LoadModelOptions, LoadModelResult, ModelInfo } from '../completionModel.js';
 import type { Logger } from '../../util/logger.js';
 import { kvArray, kvString, readGgufHeader, type GgufHeader } from '../gguf/ggufReader.js';
@@ -13,6 +14,14 @@ import { LlamaCompletionModel } from './llamaCompletionModel.js';
 
 /** Context size when the user sets none: the training context, at most this. */
 export const DEFAULT_MAX_CONTEXT = 4096;
+
+/**
+ * Models up to this size are read into memory instead of memory-mapped: a mapped file that is
+ * truncated or overwritten in place while the server runs (`cp new.gguf model.gguf`) kills the
+ * process with SIGBUS. Larger models are mapped (loading them into RAM would cost too much);
+ * replace those by writing a new file and renaming it over the old one.
+ */
+const MMAP_ABOVE_BYTES = 1024 ** 3;
 
 const SETTING_HINT = 'Set reposhapley.modelPath to a GGUF model file, or leave it empty to use the bundled default model.';
 
@@ -28,7 +37,8 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger):
   let lease: RuntimeLease | undefined;
   try {
     lease = await acquireRuntime(logger, threads);
-    const model = await lease.llama.loadModel({ modelPath: options.path, gpuLayers: options.gpuLayers });
+    const useMmap = statSync(options.path).size > MMAP_ABOVE_BYTES;
+    const model = await lease.llama.loadModel({ modelPath: options.path, gpuLayers: options.gpuLayers, useMmap });
     const contextSize = options.contextSize && options.contextSize > 0
       ? Math.floor(options.contextSize)
       : Math.min(model.trainContextSize || DEFAULT_MAX_CONTEXT, DEFAULT_MAX_CONTEXT);
