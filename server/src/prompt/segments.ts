@@ -49,9 +49,14 @@ export function toTokenIds(segments: readonly Segment[], ids: SpecialTokenIds): 
   return out;
 }
 
-/** Human-readable form (`<PFX>def f(...`), used by golden tests, traces and debugging. */
-export function renderSegments(segments: readonly Segment[]): string {
-  return segments.map((s) => (s.kind === 'special' ? `<${s.role}>` : s.text)).join('');
+/**
+ * Human-readable form (`<PFX>def f(...`), used by golden tests, traces and debugging.
+ * `tokenText` spells special tokens as a given model's vocabulary does (default: `<ROLE>`).
+ */
+export function renderSegments(
+  segments: readonly Segment[], tokenText: (role: SpecialRole) => string = (role) => `<${role}>`,
+): string {
+  return segments.map((s) => (s.kind === 'special' ? tokenText(s.role) : s.text)).join('');
 }
 
 /** Number of tokens the segments occupy. */

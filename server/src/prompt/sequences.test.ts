@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { SpecialTokenIds } from '../model/completionModel.js';
+import { FIM_LAYOUTS } from '../model/specialTokens.js';
 import type { Candidate } from '../retrieval/types.js';
 import { LineTokenizer } from './lineTokenizer.js';
 import { planPlainFim, plainFimSegments } from './plainFim.js';
@@ -58,6 +59,15 @@ describe('RepoShapley sequences (golden)', () => {
     const plain = planPlainFim(PREFIX, SUFFIX, CANDIDATES, BUDGETS, new LineTokenizer(wordTokenizer));
     const kept = plain.packed.map((_, i) => i);
     await expect(renderSegments(plainFimSegments(plain, kept))).toMatchFileSnapshot('golden/plain-fim-full.txt');
+  });
+});
+
+describe('plain FIM prompt as each model family sees it (golden)', () => {
+  const plain = planPlainFim(PREFIX, SUFFIX, CANDIDATES, BUDGETS, new LineTokenizer(wordTokenizer));
+  test.each(FIM_LAYOUTS.map((layout) => [layout.name, layout] as const))('%s', async (name, layout) => {
+    const texts: Partial<Record<string, string>> = { PFX: layout.prefix[0], SFX: layout.suffix[0], MID: layout.middle[0] };
+    const rendered = renderSegments(plainFimSegments(plain, [0]), (role) => texts[role] ?? `<${role}>`);
+    await expect(rendered).toMatchFileSnapshot(`golden/plain-fim-${name}.txt`);
   });
 });
 
