@@ -79,6 +79,9 @@ class RepoShapleyEngine implements CompletionEngine {
     const resolved = roots.map((root) => path.resolve(root));
     await this.index.indexRoots(resolved, { onProgress, signal });
     const stats = this.index.stats();
+    // Load the model now, so the first keystroke does not pay for it and a missing model is
+    // reported while the user is still reading the "indexed" status.
+    if (this.settings.enabled) void this.warmModel();
     return { roots: resolved, ...stats, wallMs: performance.now() - started, version: this.index.version };
   }
 
@@ -109,7 +112,7 @@ class RepoShapleyEngine implements CompletionEngine {
 
   async updateSettings(patch: SettingsPatch): Promise<void> {
     this.settings = mergeSettings(this.settings, patch);
-    if (this.settings.policy !== 'none') void this.warmModel();
+    if (this.settings.enabled) void this.warmModel();
   }
 
   /** Load the model in the background so the first completion does not pay for it. */
