@@ -1,4 +1,5 @@
 /** Small statistics helpers shared by the benchmarks. */
+import { mulberry32 } from '../../server/src/util/hashing.js';
 
 /** The q-quantile (0..1) of `values` by nearest rank; NaN for an empty list. */
 export function quantile(values: readonly number[], q: number): number {
@@ -8,17 +9,8 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[rank]!;
 }
 
-/** A seeded PRNG (mulberry32) so benchmark samples are reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG so benchmark samples are reproducible. */
+export const seededRandom = mulberry32;
 
 /** Milliseconds with two decimals. */
 export const ms = (value: number): string => value.toFixed(2);

@@ -1,18 +1,12 @@
 /** A small seeded generator (mulberry32), so data building is reproducible run to run. */
 import { createHash } from 'node:crypto';
+import { mulberry32 } from '../../server/src/util/hashing.js';
 
 export type Random = () => number;
 
 /** Uniform [0, 1) numbers from a string seed. */
 export function seededRandom(seed: string): Random {
-  let state = createHash('sha256').update(seed).digest().readUInt32LE(0);
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(createHash('sha256').update(seed).digest().readUInt32LE(0));
 }
 
 /** Up to `count` distinct elements in random order. */

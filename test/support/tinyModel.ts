@@ -9,6 +9,7 @@
  * tokens (type 3), so user text containing "<NEED>" never tokenizes into the NEED id.
  */
 import { GgufWriter } from '../../server/src/model/gguf/ggufWriter.js';
+import { fnv1a, mulberry32 } from '../../server/src/util/hashing.js';
 import { GgmlType, GgufValueType, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
 import {
   END_OF_TEXT,
@@ -212,7 +213,7 @@ function boostRows(values: Float32Array, boosts: Map<number, number>, rowLength:
 
 /** `count` normal samples with standard deviation `std`, from a seed and a tensor name. */
 export function gaussian(seed: number, name: string, count: number, std: number): Float32Array {
-  const next = mulberry32(hashString(`${seed}:${name}`));
+  const next = mulberry32(fnv1a(`${seed}:${name}`));
   const out = new Float32Array(count);
   for (let i = 0; i < count; i += 2) {
     // Box-Muller; 1 - u keeps the logarithm finite.
@@ -222,25 +223,4 @@ export function gaussian(seed: number, name: string, count: number, std: number)
     if (i + 1 < count) out[i + 1] = radius * Math.sin(angle) * std;
   }
   return out;
-}
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** FNV-1a, enough to derive distinct seeds from tensor names. */
-function hashString(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }

@@ -19,7 +19,8 @@ import type {
   WatchedFileEvent,
 } from './engine.js';
 import { ModelManager, type ModelLoader } from './modelManager.js';
-import { OpenDocuments, uriToPath } from './openDocuments.js';
+import { uriToPath } from '../workspace/paths.js';
+import { OpenDocuments } from './openDocuments.js';
 import { runPipeline } from './pipeline.js';
 import { mergeSettings, settingsFrom } from './settings.js';
 import { Mutex } from '../util/mutex.js';

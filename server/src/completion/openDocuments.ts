@@ -4,8 +4,8 @@
  * content); documents outside every root (untitled buffers, files elsewhere) are completed
  * from their own text only.
  */
-import { fileURLToPath } from 'node:url';
 import { applyDocumentEdit } from '../indexing/textEdits.js';
+import { uriToPath } from '../workspace/paths.js';
 import type { DocumentEdit } from './engine.js';
 
 export interface OpenDocument {
@@ -42,15 +42,5 @@ export class OpenDocuments {
 
   get(uri: string): OpenDocument | undefined {
     return this.documents.get(uri);
-  }
-}
-
-/** file: URI -> absolute path; other schemes have none. */
-export function uriToPath(uri: string): string | undefined {
-  if (!uri.startsWith('file:')) return undefined;
-  try {
-    return fileURLToPath(uri);
-  } catch {
-    return undefined;
   }
 }

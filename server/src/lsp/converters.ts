@@ -2,7 +2,6 @@
  * LSP <-> domain converters. Pure functions: no connection, no state.
  * Positions stay 0-based lines and UTF-16 characters on both sides (LSP's default encoding).
  */
-import { fileURLToPath } from 'node:url';
 import type {
   FileEvent, Position, Range, TextDocumentContentChangeEvent,
 } from 'vscode-languageserver';
@@ -77,15 +76,7 @@ export function fromLspFileEvents(events: readonly FileEvent[]): WatchedFileEven
   return result;
 }
 
-/** A `file:` URI -> a filesystem path; undefined for other schemes or malformed URIs. */
-export function uriToPath(uri: string): string | undefined {
-  if (!uri.startsWith('file:')) return undefined;
-  try {
-    return fileURLToPath(uri);
-  } catch {
-    return undefined;
-  }
-}
+export { uriToPath } from '../workspace/paths.js';
 
 /** textDocument/inlineCompletion trigger kind (1 = Invoked, 2 = Automatic) -> domain trigger. */
 export function fromInlineTriggerKind(kind: number | undefined): 'automatic' | 'invoked' {

@@ -9,6 +9,7 @@
  * O(postings of its tokens), with no allocation per window.
  */
 import type { Chunk, FileChange, FileIndex, IndexView } from '../indexing/types.js';
+import { fnv1a } from '../util/hashing.js';
 import { Postings } from './postings.js';
 import { identifierTokens, termFrequencies } from './tokens.js';
 
@@ -174,7 +175,7 @@ export class LexicalIndex {
   private tokenizeLines(relPath: string, file: FileIndex): LineTokens[] {
     const cache = file.fromBuffer ? this.bufferLines.get(relPath) : undefined;
     const lines = file.lines.map((text) => cache?.get(text) ?? {
-      tokens: Int32Array.from(identifierTokens(text), (token) => this.internToken(token)), hash: hashLine(text),
+      tokens: Int32Array.from(identifierTokens(text), (token) => this.internToken(token)), hash: fnv1a(text),
     });
     if (file.fromBuffer) this.bufferLines.set(relPath, new Map(file.lines.map((text, i) => [text, lines[i]!])));
     else this.bufferLines.delete(relPath);
@@ -304,16 +305,6 @@ function compare(window: ScoredWindow, chunk: Chunk, score: number): number {
   const b = window.chunk.relPath;
   if (a !== b) return a < b ? 1 : -1;
   return window.chunk.startLine - chunk.startLine;
-}
-
-/** 32-bit FNV-1a of a line. */
-function hashLine(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }
 
 /**
