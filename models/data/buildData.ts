@@ -26,10 +26,9 @@ import { isValidationPackage, VALIDATION_PACKAGES } from '../corpus/splits.js';
 import { loadLlamaVocabFile } from '../tokenizer/llamaVocab.js';
 import { readArtifact } from '../tokenizer/tokenizerArtifact.js';
 import { writeVocabOnlyGguf } from '../tokenizer/vocabGguf.js';
-import { seededRandom, sample } from './random.js';
 import { openRepository } from './repositoryTools.js';
 import { ShardWriter, writeIndex } from './shards.js';
-import { findTargets, type Target, type TargetKind } from './targets.js';
+import { drawTargets, type TargetKind } from './targets.js';
 import { lmWindows, targetSequences, type PromptSettings } from './trainingSequences.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -114,18 +113,11 @@ async function buildPackage(
   }
   const repo = await openRepository(root, prompt.settings as typeof DEFAULT_SETTINGS, tokenizer);
   try {
-    const pools: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
-    for (const file of repo.index.files()) {
-      const found = findTargets(file, repo.index);
-      for (const kind of Object.keys(pools) as TargetKind[]) pools[kind].push(...found[kind]);
-    }
-    const random = seededRandom(`targets:${pkg.name}`);
-    for (const kind of Object.keys(pools) as TargetKind[]) {
-      pools[kind].sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : a.start - b.start));
+    const drawn = drawTargets(repo.index, pkg.name, options.targetsPerPackage, mix);
+    for (const kind of Object.keys(drawn) as TargetKind[]) {
       const wanted = Math.round(options.targetsPerPackage * mix[kind]);
-      // Draw extra: targets longer than maxTokens are skipped.
       let made = 0;
-      for (const target of sample(pools[kind], wanted * 3, random)) {
+      for (const target of drawn[kind]) {
         if (made >= wanted) break;
         const file = repo.index.file(target.relPath)!;
         const built = await targetSequences(repo, prompt, file.absPath, file.text, target);

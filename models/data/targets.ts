@@ -10,6 +10,7 @@
  * without it, exactly what an editor buffer holds before the user types it.
  */
 import type { FileIndex, IndexView } from '../../server/src/indexing/types.js';
+import { sample, seededRandom } from './random.js';
 
 export type TargetKind = 'line' | 'api' | 'block';
 
@@ -106,3 +107,28 @@ function callColumn(line: string, name: string): number | undefined {
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/**
+ * The seeded targets of one repository, per kind: all candidates sorted by path and offset,
+ * then a sample of 3 × the wanted count (targets longer than maxTokens are skipped downstream,
+ * so callers take from the front until they have enough). The same for the data builder and
+ * the labeler, so labels describe the same instances the model is trained on.
+ */
+export function drawTargets(
+  view: IndexView, repository: string, perRepository: number, mix: Record<TargetKind, number>,
+): Record<TargetKind, Target[]> {
+  const pools: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
+  for (const file of view.files()) {
+    const found = findTargets(file, view);
+    for (const kind of TARGET_KINDS) pools[kind].push(...found[kind]);
+  }
+  const random = seededRandom(`targets:${repository}`);
+  const drawn: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
+  for (const kind of TARGET_KINDS) {
+    pools[kind].sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : a.start - b.start));
+    drawn[kind] = sample(pools[kind], Math.round(perRepository * mix[kind]) * 3, random);
+  }
+  return drawn;
+}
+
+export const TARGET_KINDS: readonly TargetKind[] = ['line', 'api', 'block'];

@@ -14,11 +14,12 @@ import type { CompletionSettings } from '../../shared/settings.js';
 import { splitAtCursor } from '../../server/src/completion/cursor.js';
 import type { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
 import type { SpecialTokenIds } from '../../server/src/model/completionModel.js';
-import { fitBudgetsToContext, packCandidates } from '../../server/src/prompt/budget.js';
+import { fitBudgetsToContext, packCandidates, type TokenizedText } from '../../server/src/prompt/budget.js';
 import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { toTokenIds, type Segment } from '../../server/src/prompt/segments.js';
-import { generationSegments, noRetrievalSegments, planPrompt, withTarget } from '../../server/src/prompt/sequences.js';
+import { generationSegments, noRetrievalSegments, planPrompt, withTarget, type PromptPlan } from '../../server/src/prompt/sequences.js';
 import type { Retriever } from '../../server/src/retrieval/retriever.js';
+import type { Candidate } from '../../server/src/retrieval/types.js';
 import type { Target } from './targets.js';
 
 export type SequenceFormat = 'fim' | 'rag' | 'lm';
@@ -51,6 +52,32 @@ export interface RepositoryTools {
 export async function targetSequences(
   tools: RepositoryTools, prompt: PromptSettings, absPath: string, fileText: string, target: Target,
 ): Promise<{ fim: TrainingSequence; rag?: TrainingSequence; candidates: number } | undefined> {
+  const prepared = await prepareTarget(tools, prompt, absPath, fileText, target);
+  if (!prepared) return undefined;
+  const { plan, y } = prepared;
+  const supervisedTokens = y.ids.length + 1;
+  const fim = supervised('fim', withTarget(noRetrievalSegments(plan), y), supervisedTokens, prompt.special);
+  const rag = plan.packed.length === 0 ? undefined
+    : supervised('rag', withTarget(generationSegments(plan, plan.packed.map((_, i) => i)), y), supervisedTokens, prompt.special);
+  return { fim, rag, candidates: plan.packed.length };
+}
+
+/** A target as inference would see it: the fitted plan with the packed top-K candidates, and Y. */
+export interface PreparedTarget {
+  plan: PromptPlan;
+  candidates: Candidate[];
+  y: TokenizedText;
+}
+
+/**
+ * The pipeline's steps for one target: the document buffer (the file without the target)
+ * replaces the file in the index, the cursor splits it, budgets are fitted to the context, and
+ * retrieval and packing run as the server runs them. Undefined when Y is empty or longer than
+ * inference would generate (maxTokens).
+ */
+export async function prepareTarget(
+  tools: RepositoryTools, prompt: PromptSettings, absPath: string, fileText: string, target: Target,
+): Promise<PreparedTarget | undefined> {
   const { settings } = prompt;
   const targetIds = tools.tokenizer.text(target.text);
   if (targetIds.length === 0 || targetIds.length > settings.maxTokens) return undefined;
@@ -65,11 +92,7 @@ export async function targetSequences(
       { topK: settings.topK, windowLines: settings.windowLines },
     );
     const packed = packCandidates(candidates, budgets.chunkTokens, tools.tokenizer);
-    const y = { text: target.text, ids: targetIds };
-    const fim = supervised('fim', withTarget(noRetrievalSegments(plan), y), targetIds.length + 1, prompt.special);
-    const rag = packed.length === 0 ? undefined
-      : supervised('rag', withTarget(generationSegments({ ...plan, packed }, packed.map((_, i) => i)), y), targetIds.length + 1, prompt.special);
-    return { fim, rag, candidates: packed.length };
+    return { plan: { ...plan, packed }, candidates, y: { text: target.text, ids: targetIds } };
   } finally {
     await tools.index.closeDocument(absPath);
   }
