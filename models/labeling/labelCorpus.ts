@@ -1,0 +1,172 @@
+/**
+ * The ChunkShapley labeler over the training corpus (RepoShapley Appendix A.3–A.4): for each
+ * repository (package), the same seeded targets the data builder trains on, retrieved and packed
+ * as the server does, labeled by runChunkShapley with any GGUF as the frozen generator G.
+ * One JSON line per instance. Resumable (finished ids are skipped), shardable so machines can
+ * split one corpus (`--shard i/N` takes the ids whose hash is i mod N).
+ *
+ *   npx tsc && node dist/models/labeling/labelCorpus.js --model M.gguf [--shard 0/1] [--limit N]
+ */
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { Command } from 'commander';
+import { defaultCacheDir } from '../../bench/src/debianPackages.js';
+import { DEFAULT_SETTINGS } from '../../shared/settings.js';
+import { findBundledModel } from '../../server/src/completion/modelManager.js';
+import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
+import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
+import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { fnv1a } from '../../server/src/util/hashing.js';
+import { createStreamLogger } from '../../server/src/util/logger.js';
+import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir, type CorpusPackage } from '../corpus/corpusReader.js';
+import { isValidationPackage } from '../corpus/splits.js';
+import { openRepository } from '../data/repositoryTools.js';
+import { drawTargets, TARGET_KINDS, type Target } from '../data/targets.js';
+import { prepareTarget, type PromptSettings, type RepositoryTools } from '../data/trainingSequences.js';
+import { DEFAULT_CHUNKSHAPLEY_OPTIONS, runChunkShapley } from './chunkShapley.js';
+import { labelRecord, type LabelRecord } from './labelRecord.js';
+
+interface Options {
+  model?: string;
+  manifest: string;
+  corpus: string;
+  out: string;
+  shard: string;
+  targetsPerPackage: number;
+  only?: string;
+  limit: number;
+  threads: number;
+}
+
+/** The labeler's share of target kinds (the bench weighs line and API tasks most). */
+const MIX = { line: 0.4, api: 0.4, block: 0.2 };
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const [shardIndex, shardCount] = parseShard(options.shard);
+  const modelPath = options.model ?? findBundledModel();
+  if (!modelPath) throw new Error('no model: pass --model PATH (any GGUF; the bundled default is used when present)');
+  const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('label', 'warn'));
+  if (loaded.kind !== 'ok') throw new Error(loaded.message);
+  const model = loaded.model;
+  await mkdir(options.out, { recursive: true });
+  const outFile = path.join(options.out, `labels.shard-${shardIndex}-of-${shardCount}.jsonl`);
+  const done = await finishedIds(outFile);
+  const corpus = await Corpus.open(options.manifest, options.corpus);
+  const packages = corpus.packages.filter((p) => !options.only || options.only.split(',').includes(p.name));
+  const run = new LabelRun(model, await model.createSession(), outFile, done, options, (id) => fnv1a(id) % shardCount === shardIndex);
+  const estimate = Math.ceil((packages.length * options.targetsPerPackage) / shardCount);
+  run.bar.start(Math.min(options.limit, estimate), 0, { labeled: 0, discarded: 0 });
+  try {
+    for (const pkg of packages) {
+      if (run.count >= options.limit) break;
+      await run.labelPackage(corpus, pkg);
+    }
+  } finally {
+    run.bar.stop();
+    await model.dispose();
+  }
+  process.stderr.write(`labeled ${run.labeled}, discarded ${run.discarded}, skipped ${done.size} already done -> ${outFile}\n`);
+}
+
+/** One labeling run: the model session, the output file and the counters. */
+class LabelRun {
+  labeled = 0;
+  discarded = 0;
+  readonly bar = new SingleBar({
+    format: 'labeling [{bar}] {value}/{total} | {labeled} labeled, {discarded} discarded | ETA {eta_formatted}',
+    stream: process.stderr,
+  });
+  private readonly tokenizer: LineTokenizer;
+  private readonly prompt: PromptSettings;
+
+  constructor(
+    private readonly model: CompletionModel, private readonly session: ModelSession, private readonly outFile: string,
+    private readonly done: Set<string>, private readonly options: Options, private readonly isMine: (id: string) => boolean,
+  ) {
+    this.tokenizer = new LineTokenizer(model);
+    this.prompt = { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special };
+  }
+
+  get count(): number {
+    return this.labeled + this.discarded;
+  }
+
+  async labelPackage(corpus: Corpus, pkg: CorpusPackage): Promise<void> {
+    const repo = await openRepository(path.join(corpus.dir, pkg.name), DEFAULT_SETTINGS, this.tokenizer);
+    try {
+      const drawn = drawTargets(repo.index, pkg.name, this.options.targetsPerPackage, MIX);
+      for (const kind of TARGET_KINDS) {
+        const wanted = Math.round(this.options.targetsPerPackage * MIX[kind]);
+        let made = 0;
+        for (const target of drawn[kind]) {
+          if (made >= wanted || this.count >= this.options.limit) break;
+          if (await this.labelTarget(repo, pkg.name, target)) made++;
+        }
+      }
+    } finally {
+      repo.dispose();
+    }
+  }
+
+  /** Labels one target; false when it is not this shard's, already done, or too long. */
+  private async labelTarget(repo: RepositoryTools, repository: string, target: Target): Promise<boolean> {
+    const id = `${repository}/${target.relPath}:${target.line + 1}:${target.character + 1}:${target.kind}`;
+    if (!this.isMine(id)) return false;
+    if (this.done.has(id)) return true;
+    const file = repo.index.file(target.relPath)!;
+    const prepared = await prepareTarget(repo, this.prompt, file.absPath, file.text, target);
+    if (!prepared) return false;
+    const started = performance.now();
+    const generation = { maxTokens: DEFAULT_SETTINGS.maxTokens, singleLine: target.kind !== 'block' };
+    const result = await runChunkShapley(this.session, { plan: prepared.plan, target: prepared.y, special: this.model.info.special }, { ...DEFAULT_CHUNKSHAPLEY_OPTIONS, generation });
+    const record: LabelRecord = labelRecord({
+      id, repository, split: isValidationPackage(repository) ? 'val' : 'train', target, prepared, result,
+      totalMs: performance.now() - started,
+    });
+    await appendFile(this.outFile, JSON.stringify(record) + '\n');
+    if (result.label.kind === 'label') this.labeled++;
+    else this.discarded++;
+    this.bar.increment(1, { labeled: this.labeled, discarded: this.discarded });
+    return true;
+  }
+}
+
+/** Ids already in the output file (a torn last line from a killed run is ignored). */
+async function finishedIds(file: string): Promise<Set<string>> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const ids = new Set<string>();
+  for (const line of text.split('\n')) {
+    try {
+      ids.add((JSON.parse(line) as { id: string }).id);
+    } catch {
+      // the unfinished last line of an interrupted run: relabeled
+    }
+  }
+  return ids;
+}
+
+function parseShard(spec: string): [number, number] {
+  const match = /^(\d+)\/(\d+)$/.exec(spec);
+  const [index, count] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
+  if (!(count >= 1 && index >= 0 && index < count)) throw new Error(`--shard wants i/N with 0 <= i < N, got ${spec}`);
+  return [index, count];
+}
+
+function parseOptions(): Options {
+  return new Command()
+    .option('--model <gguf>', 'frozen generator G (default: the bundled model)')
+    .option('--manifest <file>', 'corpus manifest', DEFAULT_MANIFEST)
+    .option('--corpus <dir>', 'corpus folder', defaultCorpusDir())
+    .option('--out <dir>', 'output folder', path.join(defaultCacheDir(), 'labels'))
+    .option('--shard <i/N>', 'label the ids whose hash is i mod N', '0/1')
+    .option('--targets-per-package <n>', 'targets per repository', (v) => Number(v), 40)
+    .option('--only <names>', 'comma-separated packages')
+    .option('--limit <n>', 'stop after n instances this run', (v) => Number(v), Number.POSITIVE_INFINITY)
+    .option('--threads <n>', 'model threads', (v) => Number(v), 2)
+    .parse()
+    .opts<Options>();
+}
+
+await main();

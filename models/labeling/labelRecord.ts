@@ -1,0 +1,56 @@
+/** The JSON line the labeler writes per instance (documented in docs/labeling.md). */
+import type { Target } from '../data/targets.js';
+import type { PreparedTarget } from '../data/trainingSequences.js';
+import type { ChunkShapleyResult } from './chunkShapley.js';
+import { membersOf } from './shapley.js';
+
+export interface LabelRecord {
+  id: string;
+  repository: string;
+  split: 'train' | 'val';
+  path: string;
+  kind: Target['kind'];
+  /** 0-based cursor. */
+  line: number;
+  character: number;
+  target: string;
+  /** Packed candidates, in <C_i> order. */
+  candidates: { relPath: string; startLine: number; endLine: number; sources: string[]; reduced: boolean }[];
+  likelihoodEmpty: number;
+  deltas: number[];
+  phi: number[];
+  empty: { completion: string; es: number; em: boolean };
+  pool: { members: number[]; completion: string; es: number; em: boolean }[];
+  /** S* members (0-based candidate indexes), r*, KEEP per candidate; absent when discarded. */
+  best?: number[];
+  retrieval?: 'need' | 'done';
+  keep: boolean[];
+  discarded?: string;
+  timings: { probeMs: number; shapleyMs: number; verifyMs: number; totalMs: number };
+}
+
+export function labelRecord(input: {
+  id: string; repository: string; split: 'train' | 'val'; target: Target; prepared: PreparedTarget;
+  result: ChunkShapleyResult; totalMs: number;
+}): LabelRecord {
+  const { target, prepared, result } = input;
+  const count = prepared.plan.packed.length;
+  const label = result.label;
+  return {
+    id: input.id, repository: input.repository, split: input.split, path: target.relPath, kind: target.kind,
+    line: target.line, character: target.character, target: target.text,
+    candidates: prepared.plan.packed.map((p) => {
+      const candidate = prepared.candidates[p.candidateIndex]!;
+      const { relPath, startLine, endLine } = candidate.chunk;
+      return { relPath, startLine, endLine, sources: candidate.sources, reduced: p.reduced };
+    }),
+    likelihoodEmpty: result.likelihoodEmpty, deltas: result.deltas, phi: result.phi,
+    empty: { completion: result.empty.completion, es: result.empty.es, em: result.empty.em },
+    pool: result.pool.map((v) => ({ members: membersOf(v.mask, count), completion: v.completion, es: v.es, em: v.em })),
+    best: label.kind === 'label' ? membersOf(label.best.mask, count) : undefined,
+    retrieval: label.kind === 'label' ? label.retrieval : undefined,
+    keep: result.keep,
+    discarded: label.kind === 'discard' ? label.reason : undefined,
+    timings: { ...result.timings, totalMs: input.totalMs },
+  };
+}
