@@ -1,0 +1,123 @@
+/**
+ * `npm run bench -- --model PATH --policies none,full,reposhapley --tasks line,api,block
+ *   --limit N --seed S [--packages a,b] [--typing] [--threads T]`
+ *
+ * Flags -> BenchOptions -> runBench. The report folder's path goes to stdout, progress to stderr.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { POLICY_NAMES, type PolicyName } from '../../shared/settings.js';
+import { parsePackageList } from './debianPackages.js';
+import { ModelUnavailableError } from './driver/driveTasks.js';
+import { DEFAULT_TYPING } from './driver/typingReplay.js';
+import { createProgressBar, createQuietProgress } from './progress.js';
+import { DEFAULT_PACKAGE_LIST, REPO_ROOT, REPORTS_DIR } from './repoPaths.js';
+import { timestampFolder } from './report/writeReport.js';
+import { runBench, type BenchOptions } from './runBench.js';
+import { TASK_TYPES, type TaskType } from './tasks/types.js';
+
+/** A comma list whose items must be in `allowed`. */
+function listOf<T extends string>(allowed: readonly T[], what: string) {
+  return (value: string): T[] => {
+    const items = value.split(',').map((item) => item.trim()).filter(Boolean);
+    const unknown = items.filter((item) => !allowed.includes(item as T));
+    if (unknown.length > 0 || items.length === 0) throw new InvalidArgumentError(`${what} must be from ${allowed.join(', ')}; got ${value}`);
+    return [...new Set(items)] as T[];
+  };
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a non-negative integer, got ${value}`);
+  return n;
+}
+
+/** `30-120` -> [30, 120]. */
+function gapRange(value: string): [number, number] {
+  const match = /^(\d+)-(\d+)$/.exec(value);
+  if (!match || Number(match[1]) > Number(match[2])) throw new InvalidArgumentError(`expected MIN-MAX milliseconds, got ${value}`);
+  return [Number(match[1]), Number(match[2])];
+}
+
+/** npm runs scripts in the package root: resolve user paths against where they typed the command. */
+function userPath(file: string): string {
+  return path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
+}
+
+/** Names from --packages (`requests` is short for `python3-requests`), else the list file. */
+function packageNames(requested: string[] | undefined, listFile: string): string[] {
+  const listed = parsePackageList(readFileSync(listFile, 'utf8'));
+  if (!requested) return listed;
+  return requested.map((name) => (listed.includes(name) || !listed.includes(`python3-${name}`) ? name : `python3-${name}`));
+}
+
+function program(): Command {
+  return new Command('bench')
+    .description('RepoEval-style completion benchmark over the built server (stdio), per policy')
+    .option('--model <path>', 'GGUF model (default: REPOSHAPLEY_MODEL, then the bundled model)')
+    .addOption(new Option('--policies <list>', 'policies to compare').argParser(listOf(POLICY_NAMES, 'policies'))
+      .default(['none', 'full', 'reposhapley'] as PolicyName[], 'none,full,reposhapley'))
+    .addOption(new Option('--tasks <list>', 'task types').argParser(listOf(TASK_TYPES, 'tasks')).default([...TASK_TYPES], TASK_TYPES.join(',')))
+    .option('--limit <n>', 'tasks in total (split over types, then packages)', positiveInt, 300)
+    .option('--seed <n>', 'seed of task sampling, bootstrap and typing gaps', positiveInt, 1)
+    .option('--packages <list>', 'Debian packages (default: all of the package list)', (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .option('--package-list <file>', 'package list file', DEFAULT_PACKAGE_LIST)
+    .option('--per-file-cap <n>', 'most tasks of one type from one file', positiveInt, 3)
+    .option('--typing', 'replay typing keystroke by keystroke (debounced, as users type)')
+    .option('--keys <n>', 'keystrokes per task in --typing mode (at most half the target)', positiveInt, DEFAULT_TYPING.maxKeystrokes)
+    .addOption(new Option('--gap-ms <min-max>', 'gap between keystrokes in --typing mode').argParser(gapRange)
+      .default([DEFAULT_TYPING.gapMinMs, DEFAULT_TYPING.gapMaxMs], `${DEFAULT_TYPING.gapMinMs}-${DEFAULT_TYPING.gapMaxMs}`))
+    .option('--threads <n>', 'model CPU threads (default: the server\'s, all cores)', positiveInt)
+    .option('--max-tokens <n>', 'tokens generated per completion (default: the server\'s)', positiveInt)
+    .option('--timeout-ms <n>', 'longest wait for one completion', positiveInt, 120_000)
+    .option('--resamples <n>', 'bootstrap resamples', positiveInt, 2_000)
+    .option('--out <dir>', 'report folder (default: bench/reports/<timestamp>)')
+    .option('--trace-prompts', 'ask for rendered prompts and keep them in results.json')
+    .option('--update-docs', 'write the tables into docs/benchmarks.md')
+    .option('--no-progress', 'no progress bar');
+}
+
+interface Flags {
+  model?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
+  packageList: string; perFileCap: number; typing?: boolean; keys: number; gapMs: [number, number]; threads?: number;
+  maxTokens?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; updateDocs?: boolean; progress: boolean;
+}
+
+/** Flags -> options. */
+function toOptions(flags: Flags, argv: readonly string[], now = new Date()): BenchOptions {
+  const options: BenchOptions = {
+    policies: flags.policies, types: flags.tasks, limit: flags.limit, seed: flags.seed,
+    packages: packageNames(flags.packages, userPath(flags.packageList)), perFileCap: flags.perFileCap,
+    requestTimeoutMs: flags.timeoutMs, resamples: flags.resamples,
+    outDir: flags.out ? userPath(flags.out) : path.join(REPORTS_DIR, timestampFolder(now)),
+    tracePrompts: flags.tracePrompts === true,
+    command: ['npm run bench --', ...argv].join(' '),
+  };
+  if (flags.model) options.model = userPath(flags.model);
+  if (flags.threads !== undefined) options.threads = flags.threads;
+  if (flags.maxTokens !== undefined) options.maxTokens = flags.maxTokens;
+  if (flags.updateDocs) options.docsPath = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
+  if (flags.typing) options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed };
+  return options;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const flags = program().parse(argv, { from: 'user' }).opts<Flags>();
+  const options = toOptions(flags, argv);
+  const progress = flags.progress ? createProgressBar() : createQuietProgress();
+  try {
+    const { files } = await runBench(options, progress);
+    process.stdout.write(`${files.markdown}\n`);
+  } catch (error) {
+    progress.stop();
+    if (error instanceof ModelUnavailableError) {
+      process.stderr.write(`bench: no usable model: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+}
+
+await main(process.argv.slice(2));

@@ -1,0 +1,146 @@
+/**
+ * Runs every task under every policy with the same model in one run: one server per repository
+ * (indexed once), the policies one after another on it (switched by a settings push), each
+ * preceded by a warm-up completion so model loading is not charged to the first task.
+ * Repositories interleave the policies, so slow drift of the machine's load (a background job on
+ * two cores) spreads over all policies instead of landing on one.
+ */
+import { pathToFileURL } from 'node:url';
+import type { PolicyName, SettingsPatch } from '../../../shared/settings.js';
+import { scoreCompletion } from '../metrics/textMetrics.js';
+import type { BenchTask } from '../tasks/types.js';
+import type { TaskResult } from './results.js';
+import { bufferOf, runTask, type RunLimits } from './runTask.js';
+import { ServerSession } from './serverSession.js';
+import { runTypingTask, type TypingOptions } from './typingReplay.js';
+
+/** How to drive the server. */
+export interface DriveOptions {
+  policies: readonly PolicyName[];
+  /** initializationOptions for every server (model, threads, maxTokens, tracePrompt...). */
+  settings: SettingsPatch;
+  /** Replay typing instead of one invoked request per task. */
+  typing?: TypingOptions;
+  limits: RunLimits;
+  serverScript?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Called after every task result. */
+  onResult?: (result: TaskResult) => void;
+  /** Called when a repository starts (indexing) and is ready. */
+  onRepository?: (event: RepositoryRun) => void;
+}
+
+/** Per repository: server start-up and warm-up costs. */
+export interface RepositoryRun {
+  repository: string;
+  root: string;
+  /** Files the server indexed. */
+  indexedFiles?: number;
+  /** From spawn to the indexing pass's end status. */
+  startMs?: number;
+  /** Per policy: the warm-up completion's client latency (includes loading the model the first time). */
+  warmupMs: Partial<Record<PolicyName, number>>;
+  error?: string;
+}
+
+/** The model cannot be used: the run stops, with the server's explanation. */
+export class ModelUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelUnavailableError';
+  }
+}
+
+/** Runs all tasks under all policies; results are in (repository, policy, task) order. */
+export async function driveTasks(tasks: readonly BenchTask[], options: DriveOptions): Promise<{ results: TaskResult[]; repositories: RepositoryRun[] }> {
+  const results: TaskResult[] = [];
+  const repositories: RepositoryRun[] = [];
+  for (const group of groupByRoot(tasks)) {
+    const run: RepositoryRun = { repository: group[0]!.repository, root: group[0]!.root, warmupMs: {} };
+    repositories.push(run);
+    const record = (result: TaskResult) => {
+      results.push(result);
+      options.onResult?.(result);
+    };
+    await driveRepository(group, options, run, record);
+  }
+  return { results, repositories };
+}
+
+async function driveRepository(
+  tasks: readonly BenchTask[], options: DriveOptions, run: RepositoryRun, record: (result: TaskResult) => void,
+): Promise<void> {
+  const started = performance.now();
+  options.onRepository?.(run);
+  // Typing measures the server as users get it (debounced); otherwise requests are not debounced.
+  const settings: SettingsPatch = { ...options.settings, policy: options.policies[0], ...(options.typing ? {} : { debounceMs: 0 }) };
+  const finished = new Set<string>();
+  let session: ServerSession | undefined;
+  try {
+    session = await ServerSession.start({ root: run.root, settings, serverScript: options.serverScript, env: options.env });
+    const indexed = await session.waitUntilIndexed();
+    run.indexedFiles = indexed.indexedFiles;
+    run.startMs = performance.now() - started;
+    options.onRepository?.(run);
+    for (const policy of options.policies) {
+      await session.configure({ policy });
+      run.warmupMs[policy] = await warmUp(session, tasks[0]!, options);
+      for (const task of tasks) {
+        record(await runOne(session, task, policy, options));
+        finished.add(runKey(policy, task));
+      }
+    }
+  } catch (error) {
+    if (error instanceof ModelUnavailableError) throw error;
+    run.error = error instanceof Error ? error.message : String(error);
+    options.onRepository?.(run);
+    for (const policy of options.policies) {
+      for (const task of tasks) if (!finished.has(runKey(policy, task))) record(failedResult(task, policy, run.error));
+    }
+  } finally {
+    await session?.dispose();
+  }
+}
+
+function runKey(policy: PolicyName, task: BenchTask): string {
+  return `${policy}\u0000${task.id}`;
+}
+
+function runOne(session: ServerSession, task: BenchTask, policy: PolicyName, options: DriveOptions): Promise<TaskResult> {
+  return options.typing
+    ? runTypingTask(session, task, policy, options.limits, options.typing)
+    : runTask(session, task, policy, options.limits);
+}
+
+/**
+ * One unmeasured completion at `task`'s cursor: loads the model and warms caches. A missing or
+ * unusable model stops the run here, with the server's own message (it says how to fix it).
+ */
+async function warmUp(session: ServerSession, task: BenchTask, options: DriveOptions): Promise<number> {
+  const uri = pathToFileURL(task.absPath).href;
+  await session.open(uri, bufferOf(task));
+  const { answer } = session.requestInline(uri, task.cursor, task.mode, 1, Math.max(options.limits.requestTimeoutMs, 120_000));
+  const { latencyMs } = await answer;
+  await session.close(uri);
+  const status = session.statuses[session.statuses.length - 1];
+  if (status?.state === 'no-model') throw new ModelUnavailableError(status.message);
+  return latencyMs;
+}
+
+function failedResult(task: BenchTask, policy: PolicyName, error: string): TaskResult {
+  return {
+    taskId: task.id, type: task.type, repository: task.repository, policy, completion: '', target: task.target,
+    outcome: 'error', error: error.split('\n', 1)[0], latencyMs: Number.NaN, cycleMs: 0, scores: scoreCompletion('', task.target),
+  };
+}
+
+/** Tasks per workspace root, in first-seen order (the builder sorts by repository). */
+function groupByRoot(tasks: readonly BenchTask[]): BenchTask[][] {
+  const groups = new Map<string, BenchTask[]>();
+  for (const task of tasks) {
+    const group = groups.get(task.root);
+    if (group) group.push(task);
+    else groups.set(task.root, [task]);
+  }
+  return [...groups.values()];
+}

@@ -1,0 +1,145 @@
+/**
+ * The --typing mode: what a user feels. The target's first characters are typed one keystroke
+ * at a time with seeded, human-like gaps; after each keystroke the client sends didChange and an
+ * automatic inline completion request (debounced by the server, as in an editor), and cancels
+ * the previous request if it is still open, as VS Code does. The request after the last
+ * keystroke is awaited: the user has paused and waits for ghost text.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import type { CompletionTrace } from '../../../shared/messages.js';
+import type { PolicyName } from '../../../shared/settings.js';
+import { scoreCompletion } from '../metrics/textMetrics.js';
+import { strataRandom } from '../tasks/sampling.js';
+import type { BenchTask, Position } from '../tasks/types.js';
+import type { TaskResult, TypingStats } from './results.js';
+import { bufferOf, traceOf, type RunLimits } from './runTask.js';
+import type { InlineAnswer, ServerSession } from './serverSession.js';
+
+/** How the typing is replayed. */
+export interface TypingOptions {
+  /** Gap between keystrokes, drawn uniformly from [min, max] ms. */
+  gapMinMs: number;
+  gapMaxMs: number;
+  /** Characters typed at most (code points). */
+  maxKeystrokes: number;
+  /** Seeds the gaps; the same task gets the same gaps under every policy (paired). */
+  seed: number;
+}
+
+/** Defaults: 30–120 ms between keys (a 100–400 characters-per-minute typist), 12 keys. */
+export const DEFAULT_TYPING: TypingOptions = { gapMinMs: 30, gapMaxMs: 120, maxKeystrokes: 12, seed: 1 };
+
+/** Trigger kind Automatic: typing, debounced by the server. */
+const AUTOMATIC = 2;
+
+/** One request while typing: what was sent and how it ended for the client. */
+interface Step {
+  at: Position;
+  answer: Promise<InlineAnswer>;
+  cancel: () => void;
+  settled?: { answer?: InlineAnswer; error?: string };
+  cancelled: boolean;
+}
+
+/** Replays the start of `task.target` keystroke by keystroke and records what the user saw. */
+export async function runTypingTask(
+  session: ServerSession, task: BenchTask, policy: PolicyName, limits: RunLimits, options: TypingOptions,
+): Promise<TaskResult> {
+  const uri = pathToFileURL(task.absPath).href;
+  const started = performance.now();
+  await session.open(uri, bufferOf(task));
+  const keys = keystrokesOf(task.target, options.maxKeystrokes);
+  const steps = await typeKeys(session, uri, task, keys, limits, options);
+  const last = steps[steps.length - 1]!;
+  await Promise.allSettled(steps.map((step) => step.answer));
+  if (!session.alive) throw new Error(`the server exited while typing ${task.id}; server log:\n${session.stderrTail()}`);
+  const finalTrace = last.settled?.answer ? await traceOf(session, last.settled.answer, uri, last.at) : undefined;
+  const typing = await typingStats(session, steps, keys.length);
+  await session.close(uri);
+  const remaining = task.target.slice(keys.join('').length);
+  const completion = last.settled?.answer?.text ?? '';
+  const result: TaskResult = {
+    taskId: task.id, type: task.type, repository: task.repository, policy, completion, target: remaining,
+    outcome: last.settled?.error ? (/timed out/.test(last.settled.error) ? 'timeout' : 'error') : completion ? 'ok' : 'empty',
+    latencyMs: last.settled?.answer?.latencyMs ?? Number.NaN, cycleMs: performance.now() - started,
+    scores: scoreCompletion(completion, remaining), typing,
+  };
+  if (last.settled?.error) result.error = last.settled.error;
+  if (finalTrace) result.trace = finalTrace;
+  return result;
+}
+
+/** Sends the request at the start, then a keystroke + request per key; returns every step. */
+async function typeKeys(
+  session: ServerSession, uri: string, task: BenchTask, keys: readonly string[], limits: RunLimits, options: TypingOptions,
+): Promise<Step[]> {
+  const random = strataRandom(options.seed, 'typing', task.id);
+  const steps: Step[] = [request(session, uri, task, task.cursor, limits)];
+  let at = task.cursor;
+  for (let i = 0; i < keys.length; i++) {
+    await sleep(options.gapMinMs + random() * (options.gapMaxMs - options.gapMinMs));
+    const previous = steps[steps.length - 1]!;
+    if (!previous.settled) {
+      previous.cancelled = true;
+      previous.cancel();
+    }
+    await session.insert(uri, i + 2, at, keys[i]!);
+    at = advance(at, keys[i]!);
+    steps.push(request(session, uri, task, at, limits));
+  }
+  return steps;
+}
+
+function request(session: ServerSession, uri: string, task: BenchTask, at: Position, limits: RunLimits): Step {
+  const { answer, cancel } = session.requestInline(uri, at, task.mode, AUTOMATIC, limits.requestTimeoutMs);
+  const step: Step = { at, answer, cancel, cancelled: false };
+  answer.then(
+    (value) => { step.settled ??= { answer: value }; },
+    (error: unknown) => { step.settled ??= { error: error instanceof Error ? error.message.split('\n', 1)[0] : String(error) }; },
+  );
+  return step;
+}
+
+/**
+ * What is typed: the target's first half (so something is left to complete), at most `max`
+ * characters; one keystroke per code point (an emoji is one key, not two UTF-16 units).
+ */
+export function keystrokesOf(target: string, max: number): string[] {
+  const characters = [...target];
+  return characters.slice(0, Math.min(max, Math.floor(characters.length / 2)));
+}
+
+/** The cursor after typing `key` at `at`. */
+export function advance(at: Position, key: string): Position {
+  return key === '\n' ? { line: at.line + 1, character: 0 } : { line: at.line, character: at.character + key.length };
+}
+
+/** Counts what the user saw; fetches each distinct answered trace once for token reuse. */
+async function typingStats(session: ServerSession, steps: readonly Step[], keystrokes: number): Promise<TypingStats> {
+  const stats: TypingStats = {
+    keystrokes, requests: steps.length, cancelled: 0, shown: 0, empty: 0, cacheHits: 0,
+    reusedTokens: 0, promptTokens: 0, settledLatencyMs: steps[steps.length - 1]?.settled?.answer?.latencyMs ?? Number.NaN,
+    latenciesMs: [],
+  };
+  const traceIds = new Set<string>();
+  for (const step of steps) {
+    const answer = step.settled?.answer;
+    if (step.cancelled) stats.cancelled++;
+    if (!answer || step.cancelled) continue;
+    stats.latenciesMs.push(answer.latencyMs);
+    if (answer.text) stats.shown++;
+    else stats.empty++;
+    if (answer.traceId === undefined) continue;
+    if (traceIds.has(answer.traceId)) stats.cacheHits++;
+    else addTokens(stats, await session.trace(answer.traceId));
+    traceIds.add(answer.traceId);
+  }
+  return stats;
+}
+
+function addTokens(stats: TypingStats, trace: CompletionTrace | null): void {
+  if (!trace) return;
+  stats.reusedTokens += trace.tokens.reused;
+  stats.promptTokens += trace.tokens.prompt;
+}

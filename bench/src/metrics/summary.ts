@@ -1,0 +1,151 @@
+/**
+ * Aggregates task results into the report's numbers: per policy × task type (and over all
+ * types), quality with bootstrap CIs, latency percentiles, context statistics from the traces,
+ * and paired bootstrap CIs for the difference between every two policies on the same tasks.
+ */
+import type { PolicyName } from '../../../shared/settings.js';
+import type { TaskResult } from '../driver/results.js';
+import { quantile } from '../stats.js';
+import type { TaskType } from '../tasks/types.js';
+import { average, bootstrapMean, pairedBootstrap, type BootstrapOptions, type Interval } from './bootstrap.js';
+
+/** A task type, or every type together. */
+export type TypeGroup = TaskType | 'all';
+
+/** Latency percentiles in ms (nearest rank). */
+export interface Percentiles {
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+/** The numbers of one policy on one task type. */
+export interface GroupSummary {
+  policy: PolicyName;
+  type: TypeGroup;
+  tasks: number;
+  /** Percent (0–100), as RepoShapley reports them. */
+  em: Interval;
+  es: Interval;
+  idEm: number;
+  idF1: number;
+  /** Client-side latency of answered requests. */
+  latency: Percentiles;
+  /** Means over tasks with a trace. */
+  promptTokens: number;
+  candidates: number;
+  kept: number;
+  /** Share of traced tasks where the policy retrieved (decision `need`). */
+  needRate: number;
+  /** Reused prompt tokens over prompt tokens (sums over traced tasks). */
+  reusedRatio: number;
+  /** Requests that timed out or failed. */
+  failures: number;
+  /** Tasks answered with no completion. */
+  empty: number;
+  typing?: TypingSummary;
+}
+
+/** --typing mode aggregates (per keystroke request unless said otherwise). */
+export interface TypingSummary {
+  keystrokesPerTask: number;
+  shownRate: number;
+  cancelledRate: number;
+  emptyRate: number;
+  cacheHitRate: number;
+  reusedRatio: number;
+  /** Latency after the last keystroke: what the user waits once they stop typing. */
+  settled: Percentiles;
+}
+
+/** Policy `a` minus policy `b` on the same tasks. */
+export interface PairedDifference {
+  a: PolicyName;
+  b: PolicyName;
+  type: TypeGroup;
+  tasks: number;
+  em: Interval;
+  es: Interval;
+}
+
+/** Everything the report shows. */
+export interface BenchSummary {
+  groups: GroupSummary[];
+  differences: PairedDifference[];
+}
+
+/** Summaries for every policy × (each type, all), and differences for every pair of policies. */
+export function summarize(
+  results: readonly TaskResult[], policies: readonly PolicyName[], types: readonly TaskType[], bootstrap: BootstrapOptions = {},
+): BenchSummary {
+  const groups: GroupSummary[] = [];
+  const differences: PairedDifference[] = [];
+  for (const type of [...types, 'all'] as TypeGroup[]) {
+    const ofType = results.filter((r) => type === 'all' || r.type === type);
+    for (const policy of policies) groups.push(summarizeGroup(ofType.filter((r) => r.policy === policy), policy, type, bootstrap));
+    for (let j = 1; j < policies.length; j++) {
+      for (let i = 0; i < j; i++) differences.push(difference(ofType, policies[j]!, policies[i]!, type, bootstrap));
+    }
+  }
+  return { groups, differences };
+}
+
+function summarizeGroup(results: readonly TaskResult[], policy: PolicyName, type: TypeGroup, bootstrap: BootstrapOptions): GroupSummary {
+  const traces = results.flatMap((r) => (r.trace ? [r.trace] : []));
+  const summary: GroupSummary = {
+    policy, type, tasks: results.length,
+    em: bootstrapMean(results.map((r) => r.scores.em * 100), bootstrap),
+    es: bootstrapMean(results.map((r) => r.scores.es), bootstrap),
+    idEm: average(results.map((r) => r.scores.idEm * 100)),
+    idF1: average(results.map((r) => r.scores.idF1 * 100)),
+    latency: percentiles(results.map((r) => r.latencyMs)),
+    promptTokens: average(traces.map((t) => t.tokens.prompt)),
+    candidates: average(traces.map((t) => t.candidates.length)),
+    kept: average(traces.map((t) => t.candidates.filter((c) => c.kept).length)),
+    needRate: average(traces.map((t) => (t.decision === 'need' ? 1 : 0))),
+    reusedRatio: ratio(traces.map((t) => t.tokens.reused), traces.map((t) => t.tokens.prompt)),
+    failures: results.filter((r) => r.outcome === 'timeout' || r.outcome === 'error').length,
+    empty: results.filter((r) => r.outcome === 'empty').length,
+  };
+  const typing = summarizeTyping(results);
+  if (typing) summary.typing = typing;
+  return summary;
+}
+
+function summarizeTyping(results: readonly TaskResult[]): TypingSummary | undefined {
+  const stats = results.flatMap((r) => (r.typing ? [r.typing] : []));
+  if (stats.length === 0) return undefined;
+  const sum = (pick: (s: (typeof stats)[number]) => number) => stats.reduce((total, s) => total + pick(s), 0);
+  const requests = sum((s) => s.requests);
+  return {
+    keystrokesPerTask: sum((s) => s.keystrokes) / stats.length,
+    shownRate: sum((s) => s.shown) / requests,
+    cancelledRate: sum((s) => s.cancelled) / requests,
+    emptyRate: sum((s) => s.empty) / requests,
+    cacheHitRate: sum((s) => s.cacheHits) / requests,
+    reusedRatio: ratio(stats.map((s) => s.reusedTokens), stats.map((s) => s.promptTokens)),
+    settled: percentiles(stats.map((s) => s.settledLatencyMs)),
+  };
+}
+
+/** Policy `a` minus `b` over the tasks both ran (matched by task id). */
+function difference(results: readonly TaskResult[], a: PolicyName, b: PolicyName, type: TypeGroup, bootstrap: BootstrapOptions): PairedDifference {
+  const ofB = new Map(results.filter((r) => r.policy === b).map((r) => [r.taskId, r]));
+  const pairs = results.filter((r) => r.policy === a && ofB.has(r.taskId)).map((r) => [r, ofB.get(r.taskId)!] as const);
+  return {
+    a, b, type, tasks: pairs.length,
+    em: pairedBootstrap(pairs.map(([x]) => x.scores.em * 100), pairs.map(([, y]) => y.scores.em * 100), bootstrap),
+    es: pairedBootstrap(pairs.map(([x]) => x.scores.es), pairs.map(([, y]) => y.scores.es), bootstrap),
+  };
+}
+
+/** p50 / p95 / p99 of the finite values. */
+export function percentiles(values: readonly number[]): Percentiles {
+  const finite = values.filter(Number.isFinite);
+  return { p50: quantile(finite, 0.5), p95: quantile(finite, 0.95), p99: quantile(finite, 0.99) };
+}
+
+function ratio(numerators: readonly number[], denominators: readonly number[]): number {
+  const total = denominators.reduce((a, b) => a + b, 0);
+  return total > 0 ? numerators.reduce((a, b) => a + b, 0) / total : Number.NaN;
+}

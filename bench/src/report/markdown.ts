@@ -1,0 +1,90 @@
+/** The report's Markdown: the policy × task type table, paired differences, typing, timing. */
+import type { HarnessTiming } from '../metrics/harnessTiming.js';
+import type { BenchSummary, GroupSummary } from '../metrics/summary.js';
+import { markdownTable, num, pct, signedInterval, withInterval } from './format.js';
+
+/** What the report says about how it was made. */
+export interface ReportMeta {
+  /** The exact command line. */
+  command: string;
+  startedAt: string;
+  wallMs: number;
+  model: string;
+  seed: number;
+  repositories: string[];
+  /** e.g. "2 cores, load average 1.9" */
+  machine: string;
+  typing: boolean;
+}
+
+/** policy × task type: quality with 95 % CIs, latency, context. */
+export function qualityTable(summary: BenchSummary): string {
+  const header = ['type', 'policy', 'tasks', 'EM % [95 % CI]', 'ES [95 % CI]', 'ID-EM %', 'ID-F1 %',
+    'latency p50 / p95 / p99 (ms)', 'prompt tok', 'cand.', 'kept', 'NEED', 'reused tok', 'empty / failed'];
+  const rows = summary.groups.map((g) => [
+    g.type, g.policy, String(g.tasks), withInterval(g.em), withInterval(g.es), num(g.idEm), num(g.idF1),
+    `${num(g.latency.p50, 0)} / ${num(g.latency.p95, 0)} / ${num(g.latency.p99, 0)}`,
+    num(g.promptTokens, 0), num(g.candidates), num(g.kept), pct(g.needRate, 0), pct(g.reusedRatio, 0), `${g.empty} / ${g.failures}`,
+  ]);
+  return markdownTable(header, rows);
+}
+
+/** Policy A − policy B on the same tasks, paired bootstrap 95 % CIs (`*`: the CI excludes 0). */
+export function differenceTable(summary: BenchSummary): string {
+  const rows = summary.differences.map((d) => [d.type, `${d.a} − ${d.b}`, String(d.tasks), signedInterval(d.em), signedInterval(d.es)]);
+  return markdownTable(['type', 'comparison', 'tasks', 'ΔEM (points)', 'ΔES (points)'], rows);
+}
+
+/** --typing mode: what a user felt, per keystroke request. */
+export function typingTable(summary: BenchSummary): string | undefined {
+  const typed = summary.groups.filter((g): g is GroupSummary & { typing: NonNullable<GroupSummary['typing']> } => g.typing !== undefined);
+  if (typed.length === 0) return undefined;
+  const rows = typed.map((g) => [
+    g.type, g.policy, num(g.typing.keystrokesPerTask), pct(g.typing.shownRate, 0), pct(g.typing.emptyRate, 0),
+    pct(g.typing.cancelledRate, 0), pct(g.typing.cacheHitRate, 0), pct(g.typing.reusedRatio, 0),
+    `${num(g.typing.settled.p50, 0)} / ${num(g.typing.settled.p95, 0)}`,
+  ]);
+  return markdownTable(['type', 'policy', 'keys/task', 'shown', 'empty', 'cancelled', 'cache hits', 'reused tok', 'after last key p50 / p95 (ms)'], rows);
+}
+
+/** Harness cost per task run and the start-up per repository. */
+export function timingTable(timing: HarnessTiming): string {
+  return markdownTable(['measure', 'value'], [
+    ['task runs', String(timing.runs)],
+    ['harness wall per run, p50 / p95 / mean (ms)', `${num(timing.cycleMs.p50)} / ${num(timing.cycleMs.p95)} / ${num(timing.cycleMs.mean)}`],
+    ['model forward passes per run, mean (ms)', num(timing.modelMs.mean)],
+    ['overhead per run without forward passes, p50 / p95 / mean (ms)', `${num(timing.overheadMs.p50)} / ${num(timing.overheadMs.p95)} / ${num(timing.overheadMs.mean)}`],
+    ['per repository: server start + index + warm-ups, mean (ms)', num(timing.repositoryStartMs.mean, 0)],
+  ]);
+}
+
+/** The whole summary.md. */
+export function reportMarkdown(meta: ReportMeta, summary: BenchSummary, timing: HarnessTiming): string {
+  const typing = typingTable(summary);
+  return [
+    `# Benchmark report ${meta.startedAt}`,
+    '',
+    '```sh', meta.command, '```',
+    '',
+    `Model: \`${meta.model}\`. Seed ${meta.seed}. Repositories: ${meta.repositories.join(', ')}. ` +
+      `Machine: ${meta.machine}. Wall time ${num(meta.wallMs / 1000, 0)} s.${meta.typing ? ' Mode: --typing (quality is of the completion after the last keystroke, against the rest of the target).' : ''}`,
+    '',
+    '## Quality, latency and context per policy and task type',
+    '',
+    qualityTable(summary),
+    '',
+    'EM and ES as RepoShapley A.1 on whitespace-trimmed text (ES over code points); ID-EM/F1 as CrossCodeEval. ' +
+      'Latency is client-side (request sent to answer received). Prompt tokens, candidates, kept chunks, NEED rate and reused tokens come from the server traces.',
+    '',
+    '## Differences between policies (paired bootstrap, 95 % CI)',
+    '',
+    differenceTable(summary),
+    '',
+    ...(typing ? ['## Typing (per keystroke request)', '', typing, ''] : []),
+    '## Harness timing',
+    '',
+    timingTable(timing),
+    '',
+    ...(meta.typing ? ['In --typing mode a run includes the keystroke gaps and the debounce, so "overhead" is mostly the typist.', ''] : []),
+  ].join('\n');
+}

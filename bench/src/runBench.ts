@@ -1,0 +1,125 @@
+/**
+ * A benchmark run, start to end: fetch the packages, build the tasks, drive the server under
+ * every policy, summarize, write the report folder (and, when asked, the docs table).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type { PolicyName, SettingsPatch } from '../../shared/settings.js';
+import { DIST_PACKAGES, fetchCodePackage } from './debianPackages.js';
+import { driveTasks } from './driver/driveTasks.js';
+import type { TypingOptions } from './driver/typingReplay.js';
+import { harnessTiming, type HarnessTiming } from './metrics/harnessTiming.js';
+import { summarize, type BenchSummary } from './metrics/summary.js';
+import type { ProgressReporter } from './progress.js';
+import { updateDocSection } from './report/docsSection.js';
+import { differenceTable, qualityTable, timingTable, typingTable, type ReportMeta } from './report/markdown.js';
+import { writeReport, type ReportFiles } from './report/writeReport.js';
+import { buildTasks, type Repository } from './tasks/buildTasks.js';
+import type { TaskType } from './tasks/types.js';
+
+/** Everything a run needs; the CLI fills it from flags. */
+export interface BenchOptions {
+  /** GGUF path; undefined lets the server pick (REPOSHAPLEY_MODEL, then the bundled model). */
+  model?: string;
+  policies: PolicyName[];
+  types: TaskType[];
+  limit: number;
+  seed: number;
+  packages: string[];
+  perFileCap: number;
+  typing?: TypingOptions;
+  threads?: number;
+  maxTokens?: number;
+  requestTimeoutMs: number;
+  resamples: number;
+  outDir: string;
+  /** Ask the server for rendered prompts and keep them in results.json. */
+  tracePrompts: boolean;
+  /** docs/benchmarks.md to update with the tables, if any. */
+  docsPath?: string;
+  /** The command line, for the report. */
+  command: string;
+  /** Debian package cache (default ${REPOSHAPLEY_CACHE:-~/.cache/reposhapley}). */
+  cacheDir?: string;
+}
+
+/** What a run produced. */
+export interface BenchOutcome {
+  files: ReportFiles;
+  summary: BenchSummary;
+  timing: HarnessTiming;
+}
+
+/** Runs the benchmark and writes its report. */
+export async function runBench(options: BenchOptions, progress: ProgressReporter): Promise<BenchOutcome> {
+  const started = new Date();
+  const loadAverage = os.loadavg()[0]!;
+  const repositories = await fetchRepositories(options, progress);
+  const { tasks, stats } = await buildTasks(repositories, options);
+  for (const s of stats) {
+    progress.log(`${s.repository}: ${s.files} files; candidates line ${s.candidates.line}, api ${s.candidates.api}, block ${s.candidates.block}; ` +
+      `chosen ${s.chosen.line} / ${s.chosen.api} / ${s.chosen.block}`);
+  }
+  if (tasks.length === 0) throw new Error('no tasks: the packages have no candidate lines for the chosen task types');
+  progress.start(tasks.length * options.policies.length, 'starting');
+  let drive: Awaited<ReturnType<typeof driveTasks>>;
+  try {
+    drive = await driveTasks(tasks, {
+      policies: options.policies, settings: serverSettings(options), typing: options.typing,
+      limits: { requestTimeoutMs: options.requestTimeoutMs },
+      onResult: (result) => progress.tick(`${result.repository} ${result.policy}`),
+      onRepository: (run) => { if (run.error) progress.log(`${run.repository}: ${run.error.split('\n', 1)[0]}`); },
+    });
+  } finally {
+    progress.stop();
+  }
+  const summary = summarize(drive.results, options.policies, options.types, { seed: options.seed, resamples: options.resamples });
+  const timing = harnessTiming(drive.results, drive.repositories);
+  const meta: ReportMeta = {
+    command: options.command, startedAt: started.toISOString(), wallMs: Date.now() - started.getTime(),
+    model: options.model ?? '(server default)', seed: options.seed, repositories: repositories.map((r) => r.name),
+    machine: `${os.availableParallelism()} cores, load average ${loadAverage.toFixed(1)} at start`, typing: options.typing !== undefined,
+  };
+  const files = await writeReport(options.outDir, {
+    meta, policies: options.policies, types: options.types, tasks, taskStats: stats,
+    repositories: drive.repositories, results: drive.results, summary, timing,
+  }, options.tracePrompts);
+  if (options.docsPath) await updateDocSection(options.docsPath, docsSection(meta, summary, timing, files));
+  return { files, summary, timing };
+}
+
+/** initializationOptions for every server of the run. */
+function serverSettings(options: BenchOptions): SettingsPatch {
+  const settings: SettingsPatch = { tracePrompt: options.tracePrompts };
+  if (options.model !== undefined) settings.modelPath = options.model;
+  if (options.threads !== undefined) settings.threads = options.threads;
+  if (options.maxTokens !== undefined) settings.maxTokens = options.maxTokens;
+  return settings;
+}
+
+/** Each package's dist-packages tree is one repository (the workspace root the server indexes). */
+async function fetchRepositories(options: BenchOptions, progress: ProgressReporter): Promise<Repository[]> {
+  const repositories: Repository[] = [];
+  for (const name of options.packages) {
+    const pkg = await fetchCodePackage(name, options.cacheDir ? { cacheDir: options.cacheDir } : {});
+    if (pkg.moduleRoots.length === 0) {
+      progress.log(`${name}: no Python modules in ${DIST_PACKAGES}, skipped`);
+      continue;
+    }
+    repositories.push({ name, root: path.join(pkg.rootDir, DIST_PACKAGES) });
+  }
+  return repositories;
+}
+
+/** The section of docs/benchmarks.md between the markers. */
+function docsSection(meta: ReportMeta, summary: BenchSummary, timing: HarnessTiming, files: ReportFiles): string {
+  const typing = typingTable(summary);
+  return [
+    `Latest run: ${meta.startedAt}, model \`${path.basename(meta.model)}\`, ${meta.machine}, wall time ${Math.round(meta.wallMs / 1000)} s ` +
+      `(report folder \`bench/reports/${path.basename(files.dir)}/\`, not committed).`,
+    '', '```sh', meta.command, '```', '',
+    qualityTable(summary), '', differenceTable(summary), '',
+    ...(typing ? [typing, ''] : []),
+    timingTable(timing),
+  ].join('\n');
+}

@@ -1,0 +1,31 @@
+/**
+ * API tasks (RepoEval API-level, CrossCodeEval): a line with a call whose callee resolves,
+ * through the server's index, to a function or class defined in ANOTHER file of the repository.
+ * The cursor is at the start of the call (the callee's first character), the target the rest of
+ * the line. One task per line: the leftmost such call.
+ */
+import type { Tree } from '../../../server/src/indexing/parser.js';
+import type { FileIndex, IndexView } from '../../../server/src/indexing/types.js';
+import { resolveCallee } from './callResolution.js';
+import type { TaskSpan } from './types.js';
+
+/** Every line of `file` with a cross-file call, as an API task. */
+export function apiSpans(file: FileIndex, tree: Tree, index: IndexView): TaskSpan[] {
+  const byLine = new Map<number, TaskSpan>();
+  for (const call of tree.rootNode.descendantsOfType('call')) {
+    const callee = call?.childForFieldName('function');
+    if (!call || !callee) continue;
+    const { row, column } = call.startPosition;
+    const known = byLine.get(row);
+    if (known && known.start.character <= column) continue;
+    const definition = resolveCallee(callee, file, index);
+    if (!definition || definition.relPath === file.relPath) continue;
+    byLine.set(row, {
+      type: 'api',
+      start: { line: row, character: column },
+      end: { line: row, character: (file.lines[row] ?? '').length },
+      callee: { name: definition.name, qualifiedName: definition.qualifiedName, relPath: definition.relPath, kind: definition.kind },
+    });
+  }
+  return [...byLine.values()].sort((a, b) => a.start.line - b.start.line);
+}
