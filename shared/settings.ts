@@ -31,7 +31,7 @@ export interface CompletionSettings {
   budgets: PromptBudgets;
   /** Threshold t_c on P(<NEED>) in the two-token softmax (Algorithm 1). */
   needThreshold: number;
-  /** CPU threads for the model; 0 means "from the machine" (os.availableParallelism()). */
+  /** CPU threads for the model; 0 means half the machine's cores, at least one. */
   threads: number;
   /** Layers offloaded to a GPU: 'auto' lets llama.cpp decide, a number pins it, 0 is CPU only. */
   gpuLayers: 'auto' | number;

@@ -4,7 +4,6 @@
  * into one user-facing message with the fix. The server keeps serving without a model.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CompletionSettings } from '../../../shared/settings.js';
@@ -36,11 +35,6 @@ export const NO_MODEL_MESSAGE =
   'No model is bundled yet and none is configured. Pass one with `--model PATH` (CLI), ' +
   'set `reposhapley.modelPath` to a GGUF file (editor settings), or set REPOSHAPLEY_MODEL.';
 
-/** Threads to use: the setting, or what the machine offers (PLATFORM-FACTS: never the 4-thread default). */
-export function effectiveThreads(settings: CompletionSettings): number {
-  return settings.threads > 0 ? settings.threads : os.availableParallelism();
-}
-
 export class ModelManager {
   private loaded?: { key: string; state: Promise<ModelState> };
 
@@ -66,7 +60,7 @@ export class ModelManager {
   private optionsFor(settings: CompletionSettings): LoadModelOptions | undefined {
     const modelPath = settings.modelPath || process.env.REPOSHAPLEY_MODEL || findBundledModel();
     if (!modelPath) return undefined;
-    return { path: path.resolve(modelPath), threads: effectiveThreads(settings), gpuLayers: settings.gpuLayers };
+    return { path: path.resolve(modelPath), threads: settings.threads, gpuLayers: settings.gpuLayers };
   }
 
   private async load(options: LoadModelOptions | undefined, previous?: Promise<ModelState>): Promise<ModelState> {

@@ -57,5 +57,15 @@ function routeLog(level: LlamaLogLevel, message: string): void {
 
 /** Threads for a context: the configured count, or the machine's parallelism for 0. */
 export function resolveThreads(configured: number): number {
-  return configured > 0 ? Math.floor(configured) : os.availableParallelism();
+  return configured > 0 ? Math.floor(configured) : defaultThreads();
+}
+
+/**
+ * Half the machine's cores, at least one. llama.cpp's threads spin while they wait for each
+ * other, so one thread that has to share its core with anything else (the editor, a build,
+ * a training job) stalls them all: measured here on 2 cores under load, 64 tokens took 16.1 s
+ * with 2 threads and 80 ms with 1 (docs/benchmarks.md). An editor service leaves room.
+ */
+export function defaultThreads(): number {
+  return Math.max(1, Math.floor(os.availableParallelism() / 2));
 }
