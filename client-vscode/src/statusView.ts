@@ -1,0 +1,90 @@
+/**
+ * What the status bar item shows for a client state: pure, so it is tested without VS Code.
+ * The server's `reposhapley/status` says indexing / ready / no-model / error; the client adds
+ * what only it knows (starting, stopped, completions switched off).
+ */
+import type { StatusParams } from '../../shared/messages.js';
+
+/** Everything the status bar reflects. */
+export interface ClientStatus {
+  /** The client's view of the server process. */
+  process: 'starting' | 'running' | 'stopped';
+  /** Why the process stopped, when it did not stop on request. */
+  stopReason?: string;
+  /** The latest `reposhapley/status` from the server. */
+  server?: StatusParams;
+  /** Latency of the last completion, kept across status messages that omit it. */
+  lastLatencyMs?: number;
+  /** The `reposhapley.enabled` setting. */
+  enabled: boolean;
+}
+
+/** Commands a click on the item runs (ids from package.json). */
+export const COMMANDS = {
+  toggle: 'reposhapley.toggleCompletions',
+  restart: 'reposhapley.restartServer',
+  showTrace: 'reposhapley.showCompletionTrace',
+  showLog: 'reposhapley.showLog',
+  openModelSetting: 'reposhapley.openModelSetting',
+} as const;
+
+/** The item's text, tooltip, accessible label, click command and whether it shows an error. */
+export interface StatusPresentation {
+  text: string;
+  tooltip: string;
+  /** Screen readers, and the end-to-end test, read this: `RepoShapley: <state>`. */
+  label: string;
+  command: string;
+  severity: 'normal' | 'warning' | 'error';
+}
+
+const NAME = 'RepoShapley';
+
+/** The presentation of a client status. */
+export function presentStatus(status: ClientStatus): StatusPresentation {
+  if (status.process === 'stopped') {
+    return show('stopped', '$(error)', `stopped: ${status.stopReason ?? 'not running'}. Click to restart.`, COMMANDS.restart, 'error');
+  }
+  if (status.process === 'starting' || !status.server) return show('starting', '$(sync~spin)', 'starting the server', COMMANDS.showLog);
+  const { server } = status;
+  switch (server.state) {
+    case 'indexing': {
+      const files = server.indexedFiles === undefined ? '' : ` ${server.indexedFiles} files`;
+      return show('indexing', '$(sync~spin)', `indexing the workspace: ${server.message}`, COMMANDS.showLog, 'normal', files);
+    }
+    case 'no-model':
+      return show('no model', '$(warning)', `${server.message} Click to set reposhapley.modelPath.`, COMMANDS.openModelSetting, 'warning', ': no model');
+    case 'error':
+      return show('error', '$(error)', `${server.message} Click for the server log.`, COMMANDS.showLog, 'error');
+    case 'ready':
+      if (!status.enabled) return show('disabled', '$(circle-slash)', 'completions are off. Click to turn them on.', COMMANDS.toggle);
+      return show('ready', '$(check)', readyTooltip(server, status.lastLatencyMs), COMMANDS.showTrace, 'normal', latency(status.lastLatencyMs));
+  }
+}
+
+function show(
+  state: string, icon: string, detail: string, command: string, severity: StatusPresentation['severity'] = 'normal', suffix = '',
+): StatusPresentation {
+  return { text: `${icon} ${NAME}${suffix}`, tooltip: `${NAME}: ${detail}`, label: `${NAME}: ${state}`, command, severity };
+}
+
+function latency(ms: number | undefined): string {
+  return ms === undefined ? '' : ` ${Math.round(ms)} ms`;
+}
+
+function readyTooltip(server: StatusParams, lastLatencyMs: number | undefined): string {
+  const files = server.indexedFiles === undefined ? '' : ` (${server.indexedFiles} files indexed)`;
+  const last = lastLatencyMs === undefined ? '' : `; last completion ${Math.round(lastLatencyMs)} ms`;
+  return `ready${files}${last}. Click to see why the last completion was made.`;
+}
+
+/** Folds a server status into the client status (latency and file counts persist). */
+export function withServerStatus(status: ClientStatus, server: StatusParams): ClientStatus {
+  const indexedFiles = server.indexedFiles ?? status.server?.indexedFiles;
+  return {
+    ...status,
+    process: 'running',
+    server: indexedFiles === undefined ? server : { ...server, indexedFiles },
+    lastLatencyMs: server.lastLatencyMs ?? status.lastLatencyMs,
+  };
+}

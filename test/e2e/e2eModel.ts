@@ -1,0 +1,91 @@
+/**
+ * The model the end-to-end tests complete with, and the completion they must see.
+ *
+ * A tiny random GGUF (test/support/tinyModel.ts) writes control bytes and broken UTF-8, which
+ * no editor shows as readable ghost text. Boosting the output rows of the vocabulary's word
+ * tokens makes greedy decoding pick words, and boosting the newline ends the line soon. Which
+ * words come out still depends on the weights and the prompt, so the expected completion is
+ * not hard-coded: the built CLI (`reposhapley complete`, the same engine the server runs)
+ * computes it for the exact document and cursor the editor will have, and the first seed whose
+ * completion is one non-empty printable line is used. Greedy decoding with fixed weights is
+ * deterministic, so the editor must show exactly that text.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { writeTinyModel } from '../support/tinyModel.js';
+import { MAIN_JS } from './e2eEnv.js';
+
+/** What to type where, and the model settings both the editor and the CLI use. */
+export interface CompletionCase {
+  /** A copy of the fixture workspace. */
+  workspace: string;
+  /** The file to type in, relative to the workspace. */
+  file: string;
+  /** Text typed at the end of the file (on its last, empty line). */
+  typed: string;
+  /** Text after the cursor once typed: '' in VS Code, '\n' in Neovim (it ends every line). */
+  after?: string;
+  policy: 'none' | 'full' | 'reposhapley' | 'auto';
+  threads: number;
+}
+
+/** The model and the completion the editor must offer after `typed`. */
+export interface ExpectedCompletion {
+  modelPath: string;
+  seed: number;
+  /** The server's completion text at the cursor. */
+  completion: string;
+}
+
+const SEEDS = [1, 2, 3, 4, 5];
+
+/** Writes tiny models until one completes `typed` with one readable line; throws if none does. */
+export async function prepareCompletion(testCase: CompletionCase, dir: string): Promise<ExpectedCompletion> {
+  mkdirSync(dir, { recursive: true });
+  const probe = path.join(dir, 'probe-workspace');
+  cpSync(testCase.workspace, probe, { recursive: true });
+  const original = readFileSync(path.join(testCase.workspace, testCase.file), 'utf8');
+  writeFileSync(path.join(probe, testCase.file), original + testCase.typed + (testCase.after ?? ''));
+  const cursor = cursorAfter(original + testCase.typed);
+  const seen: string[] = [];
+  for (const seed of SEEDS) {
+    const modelPath = path.join(dir, `e2e-seed${seed}.gguf`);
+    await writeWordyModel(modelPath, seed);
+    const completion = cliCompletion(probe, testCase, cursor, modelPath);
+    if (isReadableLine(completion)) return { modelPath, seed, completion };
+    seen.push(`seed ${seed}: ${JSON.stringify(completion)}`);
+  }
+  throw new Error(`no seed gave a one-line readable completion after ${JSON.stringify(testCase.typed)}:\n${seen.join('\n')}`);
+}
+
+async function writeWordyModel(modelPath: string, seed: number): Promise<void> {
+  const base = await writeTinyModel({ path: modelPath, seed, contextLength: 4096 });
+  const boostTokens: Record<string, number> = Object.fromEntries(
+    base.tokens.filter((token) => /^Ġ?[a-z_]+$/.test(token)).map((token) => [token, 2]),
+  );
+  boostTokens['Ċ'] = 5; // the newline: ends the single-line completion early
+  await writeTinyModel({ path: modelPath, seed, contextLength: 4096, boostTokens });
+}
+
+/** 1-based line and column just after the last character of `text`. */
+export function cursorAfter(text: string): { line: number; column: number } {
+  const lines = text.split('\n');
+  return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
+}
+
+function cliCompletion(workspace: string, testCase: CompletionCase, cursor: { line: number; column: number }, modelPath: string): string {
+  const location = `${path.join(workspace, testCase.file)}:${cursor.line}:${cursor.column}`;
+  const stdout = execFileSync(process.execPath, [
+    MAIN_JS, 'complete', location, '--workspace', workspace, '--policy', testCase.policy,
+    '--threads', String(testCase.threads), '--model', modelPath, '--json',
+  ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+  const trace = JSON.parse(stdout) as { completion: string; outcome: string; message?: string };
+  if (trace.outcome !== 'ok') throw new Error(`the CLI could not complete: ${trace.outcome} ${trace.message ?? ''}`);
+  return trace.completion;
+}
+
+/** One line of printable ASCII with a letter, not ending in a space (an editor shows it as typed). */
+export function isReadableLine(text: string): boolean {
+  return /[a-z]/i.test(text) && /^[\x20-\x7e]*[\x21-\x7e]$/.test(text);
+}

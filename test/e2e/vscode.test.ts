@@ -1,0 +1,192 @@
+/**
+ * End-to-end in a real VS Code: code-server in headless Chromium installs the packaged .vsix,
+ * opens a copy of test/fixtures/e2e-workspace, and a user types in main.py. The ghost text must
+ * be exactly the completion the server's engine computes for that document (see e2eModel.ts),
+ * Tab must insert exactly it, and the failure paths must each show one message with the fix.
+ *
+ * Runs with REPOSHAPLEY_E2E=1 (`npm run test:e2e`); screenshots and logs land in
+ * test/e2e/artifacts/. The tests share one VS Code session and run in order.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launchChromium, type E2eBrowser, type E2ePage } from './browser.js';
+import { findLogs, installExtension, processesWith, startCodeServer, type CodeServer, type CodeServerDirs } from './codeServer.js';
+import { ARTIFACTS_DIR, E2E_WORKSPACE_FIXTURE, ensureCodeServer, requireVsix, vscodeSkipReason } from './e2eEnv.js';
+import { prepareCompletion, type ExpectedCompletion } from './e2eModel.js';
+
+const SKIP = vscodeSkipReason();
+if (SKIP) console.info(`[e2e] VS Code end-to-end test skipped: ${SKIP}`);
+const FILE = 'main.py';
+/** Typed on the empty last line of main.py: no brackets or quotes, so no auto-closing. */
+const TYPED = 'result = perim';
+const SETTINGS = path.join('.vscode', 'settings.json');
+
+describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
+  let tmp: string;
+  let workspace: string;
+  let dirs: CodeServerDirs;
+  let expected: ExpectedCompletion;
+  let codeServer: CodeServer | undefined;
+  let browser: E2eBrowser | undefined;
+  let page: E2ePage;
+  let original: string;
+
+  beforeAll(async () => {
+    ensureCodeServer();
+    const vsix = requireVsix();
+    rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
+    mkdirSync(ARTIFACTS_DIR, { recursive: true });
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'reposhapley-e2e-'));
+    workspace = path.join(tmp, 'workspace');
+    cpSync(E2E_WORKSPACE_FIXTURE, workspace, { recursive: true });
+    original = readFileSync(path.join(workspace, FILE), 'utf8');
+    expected = await prepareCompletion({ workspace, file: FILE, typed: TYPED, policy: 'none', threads: 1 }, path.join(tmp, 'model'));
+    writeWorkspaceSettings({ 'reposhapley.modelPath': expected.modelPath, 'reposhapley.threads': 1 });
+    dirs = { extensionsDir: path.join(tmp, 'extensions'), userDataDir: path.join(tmp, 'user-data') };
+    installExtension(vsix, dirs);
+    codeServer = await startCodeServer(workspace, dirs, path.join(ARTIFACTS_DIR, 'code-server.log'));
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(codeServer.url, { timeout: 60_000 });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  }, 600_000);
+
+  afterAll(async () => {
+    if (browser) {
+      await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'last.png') }).catch(() => {});
+      await browser.close();
+    }
+    await codeServer?.stop();
+    for (const log of dirs ? findLogs(dirs.userDataDir, 'RepoShapley') : []) cpSync(log, path.join(ARTIFACTS_DIR, `extension-${path.basename(log)}`));
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }, 60_000);
+
+  test('typing shows the server\'s completion as ghost text and Tab inserts exactly it', async () => {
+    await runCommand('Go to File...', FILE);
+    await statusIs('ready', 120_000);
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText(TYPED);
+    const ghost = await ghostText();
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'ghost-text.png') });
+    expect(ghost).toBe(expected.completion);
+
+    await page.keyboard.press('Tab');
+    await page.locator('.ghost-text-decoration').first().waitFor({ state: 'detached', timeout: 10_000 });
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+S');
+    const wanted = original + TYPED + expected.completion;
+    const saved = await fileBecomes((text) => text === wanted);
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'accepted.png') });
+    expect(saved).toBe(wanted);
+  }, 240_000);
+
+  test('"Why This Completion?" shows that completion\'s trace', async () => {
+    await runCommand('RepoShapley: Why This Completion?');
+    const trace = page.locator('.monaco-editor .view-lines:has-text("Why this completion?")').first();
+    await trace.waitFor({ timeout: 30_000 });
+    const text = normalize((await trace.textContent()) ?? '');
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'trace.png') });
+    expect(text).toContain('```python' + expected.completion + '```');
+    expect(text).toContain('Policy `none`');
+  }, 120_000);
+
+  test('a crashed server shows one message, and "Restart Server" brings completions back', async () => {
+    const servers = processesWith(`${dirs.extensionsDir}${path.sep}`).filter((pid) => readCmdline(pid).includes('main.js'));
+    expect(servers).toHaveLength(1);
+    process.kill(servers[0]!, 'SIGKILL');
+    await statusIs('stopped', 30_000);
+    const toast = page.locator('.notification-toast .notification-list-item-message:has-text("stopped unexpectedly")');
+    await toast.first().waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(500); // let the toast settle for the screenshot
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'crash-message.png') });
+    expect(await toast.count()).toBe(1);
+    expect(normalize((await toast.first().textContent()) ?? '')).toContain('killed by SIGKILL');
+
+    await runCommand('RepoShapley: Restart Server');
+    await statusIs('ready', 120_000);
+    // Back to the typed prefix (undo the accepted completion), then retype its last character.
+    await focusEditor();
+    await page.keyboard.press('Control+Z');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type(TYPED.slice(-1));
+    expect(await ghostText()).toBe(expected.completion);
+    await page.keyboard.press('Escape');
+  }, 240_000);
+
+  test('"Toggle Completions" turns completions off and on (reposhapley.enabled)', async () => {
+    const userSettings = path.join(dirs.userDataDir, 'User', 'settings.json');
+    await runCommand('RepoShapley: Toggle Completions');
+    await statusIs('disabled', 30_000);
+    expect(JSON.parse(readFileSync(userSettings, 'utf8'))['reposhapley.enabled']).toBe(false);
+    await runCommand('RepoShapley: Toggle Completions');
+    await statusIs('ready', 30_000);
+    expect(JSON.parse(readFileSync(userSettings, 'utf8'))['reposhapley.enabled']).toBe(true);
+  }, 120_000);
+
+  test('a model that cannot be loaded shows one message with the fix', async () => {
+    const missing = path.join(tmp, 'no-such-model.gguf');
+    writeWorkspaceSettings({ 'reposhapley.modelPath': missing, 'reposhapley.threads': 1 });
+    await statusIs('no model', 60_000);
+    const toast = page.locator(`.notification-toast .notification-list-item-message:has-text("${path.basename(missing)}")`);
+    await toast.first().waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(500); // let the toast settle for the screenshot
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'no-model-message.png') });
+    expect(await toast.count()).toBe(1);
+  }, 120_000);
+
+  function writeWorkspaceSettings(settings: Record<string, unknown>): void {
+    const file = path.join(workspace, SETTINGS);
+    const fixture = JSON.parse(readFileSync(path.join(E2E_WORKSPACE_FIXTURE, SETTINGS), 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, `${JSON.stringify({ ...fixture, ...settings }, null, 2)}\n`);
+  }
+
+  /** Runs a command from the palette (F1); `input` answers the quick pick it opens, if any. */
+  async function runCommand(title: string, input?: string): Promise<void> {
+    await page.keyboard.press(input ? 'Control+P' : 'F1');
+    await page.locator('.quick-input-widget').waitFor({ timeout: 15_000 });
+    await page.keyboard.type(input ?? title);
+    await page.locator(`.quick-input-list .monaco-list-row:has-text("${input ?? title.replace(/^.*?: /, '')}")`).first().waitFor({ timeout: 15_000 });
+    await page.keyboard.press('Enter');
+  }
+
+  async function statusIs(state: string, timeout: number): Promise<void> {
+    await page.locator(`.statusbar-item[aria-label="RepoShapley: ${state}"]`).waitFor({ timeout });
+  }
+
+  /** Focuses main.py's editor (the trace may be open beside it) at the end of the file. */
+  async function focusEditor(): Promise<void> {
+    await runCommand('Go to File...', FILE);
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+End');
+  }
+
+  /** The ghost text once it shows (spaces render as no-break spaces). */
+  async function ghostText(): Promise<string> {
+    const ghost = page.locator('.ghost-text-decoration').first();
+    await ghost.waitFor({ timeout: 60_000 });
+    return normalize((await ghost.textContent()) ?? '');
+  }
+
+  async function fileBecomes(accept: (text: string) => boolean): Promise<string> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const text = readFileSync(path.join(workspace, FILE), 'utf8');
+      if (accept(text) || Date.now() > deadline) return text;
+      await page.waitForTimeout(100);
+    }
+  }
+});
+
+function normalize(text: string): string {
+  return text.replace(/\u00a0/g, ' ');
+}
+
+function readCmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
