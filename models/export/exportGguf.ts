@@ -29,6 +29,11 @@ export interface ExportOptions {
   weightType?: WeightType;
   /** `general.name` (default: the output file name without extension). */
   name?: string;
+  /**
+   * Whether the model was trained to use the control tokens (distilled, issue 5). A base model
+   * has them in its vocabulary but never learned KEEP/DROP, so `auto` must not pick reposhapley.
+   */
+  controlTrained?: boolean;
 }
 
 export interface ExportSummary {
@@ -38,6 +43,9 @@ export interface ExportSummary {
   vocabularySize: number;
   types: Record<string, number>;
 }
+
+/** Read by the server (model/llama/loadLlamaModel.ts) to decide what `auto` means. */
+export const CONTROL_TRAINED_KEY = 'reposhapley.control_tokens_trained';
 
 const GGML_TYPES: Record<WeightType, WritableGgmlType> = { f32: GgmlType.F32, f16: GgmlType.F16, q8_0: GgmlType.Q8_0 };
 /** llama.cpp LLAMA_FTYPE: ALL_F32, MOSTLY_F16, MOSTLY_Q8_0. */
@@ -54,6 +62,7 @@ export async function exportGguf(options: ExportOptions): Promise<ExportSummary>
   }
   const writer = new GgufWriter();
   addModelKvs(writer, dump, weightType, options.name ?? path.basename(options.outPath).replace(/\.gguf$/, ''));
+  writer.addKv(CONTROL_TRAINED_KEY, options.controlTrained ?? false, GgufValueType.BOOL);
   tokenizer.addTo(writer);
   const types = addTensors(writer, dump, GGML_TYPES[weightType]);
   const bytes = await writer.write(options.outPath);
@@ -118,15 +127,16 @@ async function main(argv: string[]): Promise<void> {
       out: { type: 'string' },
       type: { type: 'string', default: 'q8_0' },
       name: { type: 'string' },
+      'control-trained': { type: 'boolean', default: false },
     },
   });
   if (!values.dump || !values.tokenizer || !values.out) {
-    throw new Error('usage: exportGguf --dump DUMP --tokenizer models/default/tokenizer.json|T.gguf --out OUT.gguf [--type f32|f16|q8_0] [--name NAME]');
+    throw new Error('usage: exportGguf --dump DUMP --tokenizer models/default/tokenizer.json|T.gguf --out OUT.gguf [--type f32|f16|q8_0] [--name NAME] [--control-trained]');
   }
   if (!(values.type! in GGML_TYPES)) throw new Error(`--type must be f32, f16 or q8_0, got ${values.type}`);
   const summary = await exportGguf({
     dumpPath: values.dump, tokenizerPath: values.tokenizer, outPath: values.out,
-    weightType: values.type as WeightType, name: values.name,
+    weightType: values.type as WeightType, name: values.name, controlTrained: values['control-trained'],
   });
   const { size } = await stat(summary.outPath);
   process.stdout.write(`${JSON.stringify({ ...summary, megabytes: +(size / 2 ** 20).toFixed(2) })}\n`);

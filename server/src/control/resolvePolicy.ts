@@ -1,4 +1,7 @@
-/** Choosing the policy: `auto` = reposhapley when the model has the control tokens, else full. */
+/**
+ * Choosing the policy: `auto` = reposhapley when the model has the control tokens and was trained
+ * to use them, else full.
+ */
 import type { PolicyName } from '../../../shared/settings.js';
 import type { ModelInfo } from '../model/completionModel.js';
 import type { Logger } from '../util/logger.js';
@@ -24,13 +27,20 @@ export function layoutFor(info: ModelInfo): PromptLayout {
  */
 export function resolvePolicy(requested: PolicyName, info: ModelInfo, logger: Logger): ContextPolicy {
   if (requested === 'none' || requested === 'full') return POLICIES[requested];
-  if (info.hasControlTokens) return POLICIES.reposhapley;
-  const key = `${info.path}:${requested}`;
-  if (!loggedFallbacks.has(key)) {
-    loggedFallbacks.add(key);
-    logger.info(`${info.path} has no RepoShapley control tokens: policy '${requested}' runs as 'full' (plain FIM).`);
+  if (!info.hasControlTokens) {
+    logOnce(logger, `${info.path}:${requested}`, `${info.path} has no RepoShapley control tokens: policy '${requested}' runs as 'full' (plain FIM).`);
+    return POLICIES.full;
   }
+  // An explicit request runs as asked (ablations, distillation checks); auto wants a model that learned the tokens.
+  if (requested === 'reposhapley' || info.controlTokensTrained) return POLICIES.reposhapley;
+  logOnce(logger, `${info.path}:untrained`, `${info.path} has the control tokens but was not trained to use them (a base model): policy 'auto' runs as 'full'.`);
   return POLICIES.full;
+}
+
+function logOnce(logger: Logger, key: string, message: string): void {
+  if (loggedFallbacks.has(key)) return;
+  loggedFallbacks.add(key);
+  logger.info(message);
 }
 
 const loggedFallbacks = new Set<string>();

@@ -35,6 +35,11 @@ export interface ModelInfo {
   /** True when need/done/keep/drop/select and the chunk delimiters all exist. */
   hasControlTokens: boolean;
   /**
+   * True when the model also learned to use them: false for our base model before distillation
+   * (GGUF key `reposhapley.control_tokens_trained`); models that do not say are trusted.
+   */
+  controlTokensTrained: boolean;
+  /**
    * Which known FIM layout the FIM ids belong to (`reposhapley` (= Qwen2.5-Coder texts),
    * `starcoder`, `codellama`, `deepseek-coder`), `metadata` when GGUF metadata named ids
    * whose texts match no known layout, undefined when the model has no FIM tokens.

@@ -23,6 +23,9 @@ export const DEFAULT_MAX_CONTEXT = 4096;
  */
 const MMAP_ABOVE_BYTES = 1024 ** 3;
 
+/** Written by our export: false for a base model that has the control tokens but never learned them. */
+const CONTROL_TRAINED_KEY = 'reposhapley.control_tokens_trained';
+
 const SETTING_HINT = 'Set reposhapley.modelPath to a GGUF model file, or leave it empty to use the bundled default model.';
 
 /**
@@ -91,6 +94,7 @@ function describeModel(
     vocabularySize: kvArray(header, 'tokenizer.ggml.tokens')?.length ?? 0,
     special: scan.special,
     hasControlTokens: scan.hasControlTokens,
+    controlTokensTrained: scan.hasControlTokens && header.kv.get(CONTROL_TRAINED_KEY)?.value !== false,
     fimLayout: scan.fimLayout,
     addBeginOfText: addBos?.type === GgufValueType.BOOL ? Boolean(addBos.value) : undefined,
     gpuLayers: runtime.gpuLayers,

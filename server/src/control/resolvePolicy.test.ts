@@ -1,0 +1,29 @@
+import { expect, test } from 'vitest';
+import type { ModelInfo } from '../model/completionModel.js';
+import { createMemoryLogger } from '../util/logger.js';
+import { resolvePolicy } from './resolvePolicy.js';
+
+const info = (hasControlTokens: boolean, controlTokensTrained: boolean): ModelInfo => ({
+  path: `/m-${hasControlTokens}-${controlTokensTrained}.gguf`, architecture: 'llama', contextSize: 1024, vocabularySize: 10,
+  special: {}, hasControlTokens, controlTokensTrained, gpuLayers: 0, threads: 1,
+});
+
+test.each([
+  ['auto', true, true, 'reposhapley'],
+  ['auto', true, false, 'full'],
+  ['auto', false, false, 'full'],
+  ['reposhapley', true, false, 'reposhapley'],
+  ['reposhapley', false, false, 'full'],
+  ['none', true, true, 'none'],
+  ['full', true, true, 'full'],
+] as const)('%s on a model with control tokens %s, trained %s -> %s', (requested, has, trained, expected) => {
+  expect(resolvePolicy(requested, info(has, trained), createMemoryLogger()).name).toBe(expected);
+});
+
+test('each fallback is logged once per model', () => {
+  const logger = createMemoryLogger();
+  const model = { ...info(true, false), path: '/once.gguf' };
+  resolvePolicy('auto', model, logger);
+  resolvePolicy('auto', model, logger);
+  expect(logger.lines.filter((l) => l.includes('/once.gguf'))).toHaveLength(1);
+});
