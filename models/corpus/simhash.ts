@@ -4,6 +4,7 @@
  * whose SimHash differs in at most 3 bits). Fingerprints are two uint32 halves (no BigInt on
  * the hot path).
  */
+import { fnv1a } from '../../server/src/util/hashing.js';
 
 /** A 64-bit fingerprint as [high, low] uint32 halves. */
 export type Fingerprint = readonly [number, number];
@@ -51,16 +52,6 @@ function addFeature(weights: Int32Array, high: number, low: number): void {
     weights[bit]! += (high >>> bit) & 1 ? 1 : -1;
     weights[32 + bit]! += (low >>> bit) & 1 ? 1 : -1;
   }
-}
-
-/** FNV-1a over UTF-16 code units. */
-export function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }
 
 /** murmur3's finalizer: spreads a 32-bit value over all bits. */
