@@ -82,7 +82,9 @@ describe.skipIf(!existsSync(ENGINE_SOURCE))('reposhapley serve --stdio (real eng
 
     const storm = await completionStorm(client, END_CURSOR, 50);
     expect(storm.answers).toHaveLength(50);
-    for (const answer of storm.answers) expect(answer).toEqual({ items: [] });
+    // Cancelled and superseded requests answer empty; with a model, the first answer is cached,
+    // so a request may also be answered at once from the cache with that same completion.
+    for (const answer of storm.answers) expect([{ items: [] }, ...(HAS_MODEL ? [first] : [])]).toContainEqual(answer);
     expectWellFormed(await inline(client, END_CURSOR), END_CURSOR);
 
     await connection.sendNotification('textDocument/didChange', {
