@@ -136,6 +136,8 @@ class RepoShapleyEngine implements CompletionEngine {
     try {
       return await this.completeWithModel(request, document.text, state.model, signal);
     } catch (error) {
+      // An abort mid-decision surfaces as the signal's reason: a cancellation, not a failure.
+      if (signal.aborted) return { kind: 'cancelled' };
       this.logger.error(`completion failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
       return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
     } finally {

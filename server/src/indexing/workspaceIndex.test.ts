@@ -239,6 +239,37 @@ describe('disk updates and whole-workspace indexing', () => {
     deleting.dispose();
   });
 
+  test('watcher events during a re-index are not undone by it (a new file stays, a deleted one stays out)', async () => {
+    await put('a_first.py', 'x = 1\n');
+    const deleted = await put('b_deleted.py', 'y = 1\n');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    let waiting = false;
+    const slow = await WorkspaceIndex.create({
+      fs: {
+        ...nodeDiscoveryFs,
+        readFile: async (p) => {
+          const bytes = await nodeDiscoveryFs.readFile(p);
+          if (p.endsWith('b_deleted.py') && !waiting) {
+            waiting = true;
+            await gate; // The pass holds b_deleted.py as read before the events below.
+          }
+          return bytes;
+        },
+      },
+    });
+    const pass = slow.indexRoots([root]);
+    while (!waiting) await new Promise((resolve) => setImmediate(resolve));
+    const added = await put('added.py', 'def added():\n    pass\n');
+    expect(await slow.upsertFromDisk(added)).toEqual({ kind: 'indexed', relPath: 'added.py' });
+    await unlink(deleted);
+    slow.remove(deleted);
+    release();
+    expect(await pass).toMatchObject({ kind: 'ok' });
+    expect([...slow.files()].map((f) => f.relPath).sort()).toEqual(['a_first.py', 'added.py']);
+    slow.dispose();
+  });
+
   test('re-indexing drops files that are gone; an aborted run says so', async () => {
     const gone = await put('gone.py', 'x = 1\n');
     await put('kept.py', 'y = 1\n');

@@ -39,6 +39,11 @@ export class WorkspaceIndex implements IndexView {
   private readonly reportedSkips = new Set<string>();
   /** Ticket of the disk read in flight per path: a read whose ticket is gone or replaced is stale. */
   private readonly tickets = new Map<string, number>();
+  /**
+   * Paths a watcher event (upsert or remove) settled while an indexRoots pass runs. The pass
+   * leaves them alone: its walk and disk read may predate the event, and must not undo it.
+   */
+  private readonly settledDuringPass = new Set<string>();
   private readonly parserReady: Promise<PythonParser | undefined>;
   private parser?: PythonParser;
   private parserError?: Error;
@@ -114,6 +119,7 @@ export class WorkspaceIndex implements IndexView {
     const started = performance.now();
     const generation = ++this.generation;
     const cancelled = () => options.signal?.aborted === true || generation !== this.generation;
+    this.settledDuringPass.clear();
     await this.ready();
     this.roots = await resolveRoots(roots);
     this.buffers.relocateAll();
@@ -128,6 +134,7 @@ export class WorkspaceIndex implements IndexView {
     this.lastSkipped = skipped.length;
     const kind = cancelled() ? 'cancelled' : 'ok';
     if (kind === 'ok') this.dropFilesNotIn(new Set(candidates.map((c) => c.absPath)));
+    if (generation === this.generation) this.settledDuringPass.clear();
     this.store.commit();
     return { kind, files, skipped, wallMs: performance.now() - started };
   }
@@ -144,6 +151,7 @@ export class WorkspaceIndex implements IndexView {
     const result = await discoverSingleFile(abs, this.roots, this.discoveryOptions());
     if (this.tickets.get(abs) !== ticket) return { kind: 'superseded' };
     this.tickets.delete(abs);
+    this.settledDuringPass.add(abs);
     const relPath = result.kind === 'file' ? result.file.relPath : result.skip.relPath || this.store.relPathOf(abs);
     if (this.buffers.owns(abs, relPath)) return { kind: 'buffer-open' };
     if (result.kind === 'skip') {
@@ -161,6 +169,7 @@ export class WorkspaceIndex implements IndexView {
   remove(absPath: string): { kind: 'removed' | 'not-indexed' | 'buffer-open' } {
     const abs = path.resolve(absPath);
     this.tickets.delete(abs); // A disk read in flight for this file is now stale.
+    this.settledDuringPass.add(abs);
     const relPath = this.store.relPathOf(abs);
     if (this.buffers.owns(abs, relPath)) return { kind: 'buffer-open' };
     if (relPath === undefined || !this.store.remove(relPath)) return { kind: 'not-indexed' };
@@ -257,7 +266,9 @@ export class WorkspaceIndex implements IndexView {
     for (let i = 0; next && !cancelled(); i++) {
       const read = await next;
       next = i + 1 < candidates.length ? readCandidate(candidates[i + 1]!, discovery) : undefined;
-      if (read.kind === 'file') indexed += this.indexDiskFile(read.file) ? 1 : 0;
+      if (this.settledDuringPass.has(read.kind === 'file' ? read.file.absPath : read.skip.absPath)) {
+        // A watcher event already decided this file, after this read may have been made.
+      } else if (read.kind === 'file') indexed += this.indexDiskFile(read.file) ? 1 : 0;
       else {
         skipped.push(read.skip);
         this.dropDiskEntry(read.skip.absPath, read.skip.relPath);
@@ -296,7 +307,7 @@ export class WorkspaceIndex implements IndexView {
   }
 
   private dropFilesNotIn(found: ReadonlySet<string>): void {
-    const stale = [...this.store.files()].filter((f) => !found.has(f.absPath) && !this.buffers.owns(f.absPath, f.relPath));
+    const stale = [...this.store.files()].filter((f) => !found.has(f.absPath) && !this.settledDuringPass.has(f.absPath) && !this.buffers.owns(f.absPath, f.relPath));
     for (const file of stale) this.store.remove(file.relPath);
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import {
   fromCompletionTriggerKind, fromInlineTriggerKind, fromLspEdits, fromLspFileEvents, fromLspPosition,
-  toAbortSignal, toLspRange, uriToPath,
+  isContentChange, isOpenableDocument, toAbortSignal, toLspRange, uriToPath,
 } from './converters.js';
 
 describe('fromLspPosition', () => {
@@ -22,6 +22,38 @@ describe('fromLspPosition', () => {
 test('toLspRange gives an empty range at the cursor by default', () => {
   expect(toLspRange({ line: 3, character: 4 })).toEqual({ start: { line: 3, character: 4 }, end: { line: 3, character: 4 } });
   expect(toLspRange({ line: 1, character: 0 }, { line: 2, character: 1 }).end).toEqual({ line: 2, character: 1 });
+});
+
+const RANGE = { start: { line: 0, character: 1 }, end: { line: 2, character: 0 } };
+
+test.each<[unknown, boolean]>([
+  [{ range: RANGE, text: 'x' }, true],
+  [{ range: RANGE, rangeLength: 3, text: '' }, true],
+  [{ text: 'whole' }, true],
+  [{ range: { start: { line: 5, character: 9 }, end: { line: 0, character: 0 } }, text: 'reversed' }, true],
+  [{ range: RANGE, text: 42 }, false],
+  [{ range: RANGE }, false],
+  [{ range: null, text: 'x' }, false],
+  [{ range: { start: { line: -1, character: 0 }, end: RANGE.end }, text: 'x' }, false],
+  [{ range: { start: { line: 0.5, character: 0 }, end: RANGE.end }, text: 'x' }, false],
+  [{ range: { start: RANGE.start }, text: 'x' }, false],
+  [{ range: RANGE, rangeLength: '3', text: 'x' }, false],
+  [{ rangeLength: 3, text: 'x' }, false],
+  [null, false],
+  ['x', false],
+])('isContentChange(%j) is %s', (change, expected) => {
+  expect(isContentChange(change)).toBe(expected);
+});
+
+test.each<[unknown, boolean]>([
+  [{ uri: 'file:///a.py', languageId: 'python', version: 1, text: '' }, true],
+  [{ uri: 'untitled:1', text: 'x' }, true],
+  [{ uri: 'file:///a.py', text: 42 }, false],
+  [{ uri: 7, text: 'x' }, false],
+  [{ text: 'x' }, false],
+  [null, false],
+])('isOpenableDocument(%j) is %s', (document, expected) => {
+  expect(isOpenableDocument(document)).toBe(expected);
 });
 
 test('fromLspEdits keeps incremental ranges and full-text changes in order', () => {

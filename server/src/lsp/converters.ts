@@ -54,6 +54,31 @@ export function toLspRange(start: DomainPosition, end: DomainPosition = start): 
   return { start: toLspPosition(start), end: toLspPosition(end) };
 }
 
+/**
+ * Whether a `didOpen` document has a string uri and text. A buffer whose text is not a string
+ * would break every later pass over the open buffers (indexing included), so it is never opened.
+ */
+export function isOpenableDocument(value: unknown): value is { uri: string; languageId: string; version: number; text: string } {
+  if (typeof value !== 'object' || value === null) return false;
+  const { uri, text } = value as Record<string, unknown>;
+  return typeof uri === 'string' && typeof text === 'string';
+}
+
+/**
+ * Whether a content change is one LSP allows: string text, and either no range (whole text) or a
+ * range of two non-negative integer positions. The mirror and the engine each apply a change
+ * list in place, so one malformed change must reject the whole list before either starts.
+ */
+export function isContentChange(change: unknown): change is TextDocumentContentChangeEvent {
+  if (typeof change !== 'object' || change === null) return false;
+  const { text, range, rangeLength } = change as Record<string, unknown>;
+  if (typeof text !== 'string' || (rangeLength !== undefined && typeof rangeLength !== 'number')) return false;
+  if (range === undefined) return rangeLength === undefined;
+  if (typeof range !== 'object' || range === null) return false;
+  const { start, end } = range as Record<string, unknown>;
+  return fromLspPosition(start) !== undefined && fromLspPosition(end) !== undefined;
+}
+
 /** Incremental (or full) LSP content changes -> domain edits, in order. */
 export function fromLspEdits(changes: readonly TextDocumentContentChangeEvent[]): DocumentEdit[] {
   return changes.map((change) => {

@@ -1,13 +1,20 @@
 /** `textDocument/didChange`: incremental edits go to the mirror and, as DocumentEdit[], to the engine. */
 import type { DidChangeTextDocumentParams } from 'vscode-languageserver/node';
-import { fromLspEdits } from './converters.js';
+import { fromLspEdits, isContentChange } from './converters.js';
 import type { ServerState } from './state.js';
 
-/** Handles `textDocument/didChange`; changes to documents never opened are logged and dropped. */
+/**
+ * Handles `textDocument/didChange`; changes to documents never opened are logged and dropped, and
+ * so is a change list holding a malformed change (applied by neither the mirror nor the engine).
+ */
 export function onDidChange(state: ServerState) {
   return (params: DidChangeTextDocumentParams): void => {
     const { uri, version } = params.textDocument;
-    const changes = params.contentChanges;
+    const changes: unknown = params.contentChanges;
+    if (!Array.isArray(changes) || !changes.every(isContentChange)) {
+      state.logger.warn(`didChange with malformed content changes for ${String(uri)}: ignored`);
+      return;
+    }
     if (!state.documents.change(uri, changes, version)) {
       state.logger.debug(`didChange for a document that is not open: ${uri}`);
       return;

@@ -51,3 +51,41 @@ test('a header block that never ends is dropped once it is too long to be a head
   expect(messages).toEqual([JSON.parse(second)]);
   expect(errors).toHaveLength(1);
 });
+
+test.each<[string, string]>([
+  ['a Content-Length too long', `Content-Length: ${Buffer.byteLength(second) + 500}\r\n\r\n${second}`],
+  ['a Content-Length ending inside the next header', `Content-Length: ${Buffer.byteLength(second) + 9}\r\n\r\n${second}`],
+  ['a huge Content-Length', 'Content-Length: 99999999999999999999\r\n\r\n{"jsonrpc":'],
+  ['a truncated body', `Content-Length: ${Buffer.byteLength(first)}\r\n\r\n${first.slice(0, 20)}`],
+])('%s does not swallow the frame after it, however the bytes are chunked', (_name, bad) => {
+  const bytes = Buffer.from(frame(first) + bad + frame(second), 'utf8');
+  for (const size of [1, 5, bytes.length]) {
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+    const { messages, errors } = read(chunks);
+    expect(messages).toEqual([JSON.parse(first), JSON.parse(second)]);
+    expect(errors).toHaveLength(1);
+  }
+});
+
+test('a body may hold header-like text and blank lines where JSON allows them', () => {
+  const tricky = '{"jsonrpc":"2.0","method":"c","params":{"text":"Content-Length: 5\\r\\n\\r\\n"}}\r\n\r\n';
+  const { messages, errors } = read([frame(tricky) + frame(second)]);
+  expect(errors).toEqual([]);
+  expect(messages).toEqual([JSON.parse(tricky), JSON.parse(second)]);
+});
+
+test('a message the connection throws on is reported and dropped; the next one is read', () => {
+  const stream = new PassThrough();
+  const reader = new ResilientMessageReader(stream);
+  const messages: Message[] = [];
+  const errors: string[] = [];
+  reader.onError((error) => errors.push(error.message));
+  reader.listen((message) => {
+    if ((message as { method?: string }).method === 'a') throw new TypeError('cannot read id');
+    messages.push(message);
+  });
+  stream.write(frame(first) + frame(second));
+  expect(messages).toEqual([JSON.parse(second)]);
+  expect(errors).toEqual([expect.stringContaining('cannot read id')]);
+});

@@ -3,6 +3,8 @@
  * StreamMessageReader stops reading the current chunk after a bad header, and junk bytes before
  * a header corrupt every later header; then the server hangs while looking alive. This reader
  * reports each bad frame as an error, skips to the next `Content-Length:` header and goes on.
+ * A declared length that runs into the next frame (too long, or a truncated body) is noticed as
+ * soon as that frame's header has arrived, so the next message is not swallowed with it.
  */
 import { AbstractMessageReader, Disposable, type DataCallback, type Message } from 'vscode-languageserver/node';
 
@@ -10,6 +12,11 @@ const HEADER_END = Buffer.from('\r\n\r\n', 'ascii');
 const HEADER_NAME = 'content-length:';
 /** A header block longer than this is junk, not a header. */
 const MAX_HEADER_BYTES = 8 * 1024;
+/** A header block from its `content-length:` line to its end, lower-cased. */
+const HEADER_BLOCK = /^content-length:[ \t]*\d+[ \t]*(?:\r\n[^\r\n]*)*$/;
+/** A `content-length:` line cut before its blank line ends, lower-cased, and how long one can be. */
+const CUT_HEADER = /^content-length:[ \t]*\d*[ \t]*(?:\r|\r\n|\r\n\r)?$/;
+const CUT_HEADER_BYTES = 64;
 
 /** Why a frame was skipped. */
 class FrameError extends Error {}
@@ -17,6 +24,8 @@ class FrameError extends Error {}
 /** Reads LSP frames from a byte stream (stdin). */
 export class ResilientMessageReader extends AbstractMessageReader {
   private buffer: Buffer = Buffer.alloc(0);
+  /** How far the current frame's body has been searched for an embedded header (buffer offset). */
+  private scannedTo = 0;
 
   constructor(private readonly readable: NodeJS.ReadableStream) {
     super();
@@ -44,7 +53,19 @@ export class ResilientMessageReader extends AbstractMessageReader {
       const step = this.readFrame();
       if (step === 'need-more') return;
       if (step instanceof FrameError) this.fireError(step);
-      else callback(step);
+      else this.deliver(step, callback);
+    }
+  }
+
+  /**
+   * Hands a message to the connection. vscode-jsonrpc throws on some well-framed messages (a
+   * `$/cancelRequest` without an id); such a message is reported and dropped, not fatal.
+   */
+  private deliver(message: Message, callback: DataCallback): void {
+    try {
+      callback(message);
+    } catch (error) {
+      this.fireError(new FrameError(`dropped a message the connection could not take: ${String(error)}`));
     }
   }
 
@@ -59,10 +80,58 @@ export class ResilientMessageReader extends AbstractMessageReader {
     if (length === undefined) {
       return this.skip(`bad header ${JSON.stringify(this.buffer.toString('ascii', 0, Math.min(headerEnd, 120)))}`, bodyStart);
     }
+    const embedded = this.findEmbeddedHeader(bodyStart, bodyStart + length);
+    if (embedded >= 0) {
+      this.consume(embedded);
+      return new FrameError(`skipped a frame whose declared length (${length}) runs into the next frame`);
+    }
     if (this.buffer.length < bodyStart + length) return 'need-more';
-    const body = this.buffer.toString('utf8', bodyStart, bodyStart + length);
-    this.buffer = this.buffer.subarray(bodyStart + length);
-    return parseMessage(body);
+    const message = parseMessage(this.buffer.toString('utf8', bodyStart, bodyStart + length));
+    this.consume(message instanceof FrameError ? this.cutHeaderStart(bodyStart, bodyStart + length) : bodyStart + length);
+    return message;
+  }
+
+  /**
+   * Where a bad body ends: at a header the declared end cut in two (`Content-Len` or
+   * `Content-Length: 12\r\n`, the rest still to come), else at the declared end.
+   */
+  private cutHeaderStart(bodyStart: number, bodyEnd: number): number {
+    const tailStart = Math.max(bodyStart, bodyEnd - CUT_HEADER_BYTES);
+    const tail = this.buffer.toString('latin1', tailStart, bodyEnd).toLowerCase();
+    for (let i = tail.indexOf('c'); i >= 0; i = tail.indexOf('c', i + 1)) {
+      const rest = tail.slice(i);
+      if (HEADER_NAME.startsWith(rest) || CUT_HEADER.test(rest)) return tailStart + i;
+    }
+    return bodyEnd;
+  }
+
+  /**
+   * The offset of a complete `Content-Length` header that starts inside the body
+   * [bodyStart, bodyEnd), or -1. No valid JSON body holds one (its digits would have to sit in
+   * a string, where a raw CR LF cannot), so the declared length was wrong and the next frame
+   * starts there. Each byte is searched once however the body arrives in chunks.
+   */
+  private findEmbeddedHeader(bodyStart: number, bodyEnd: number): number {
+    for (let from = Math.max(bodyStart, this.scannedTo); ;) {
+      const end = this.buffer.indexOf(HEADER_END, from);
+      if (end < 0) {
+        this.scannedTo = Math.max(bodyStart, this.buffer.length - HEADER_END.length + 1);
+        return -1;
+      }
+      const windowStart = Math.max(bodyStart, end - MAX_HEADER_BYTES);
+      const block = this.buffer.toString('latin1', windowStart, end).toLowerCase();
+      const name = block.lastIndexOf(HEADER_NAME);
+      if (name >= 0 && windowStart + name >= bodyEnd) return -1;
+      if (name >= 0 && HEADER_BLOCK.test(block.slice(name))) return windowStart + name;
+      if (end - MAX_HEADER_BYTES >= bodyEnd) return -1;
+      from = end + 1;
+    }
+  }
+
+  /** Drops the first `bytes` bytes (a frame read or skipped). */
+  private consume(bytes: number): void {
+    this.buffer = this.buffer.subarray(bytes);
+    this.scannedTo = 0;
   }
 
   /**
@@ -71,7 +140,7 @@ export class ResilientMessageReader extends AbstractMessageReader {
    */
   private skip(reason: string, fallback: number): FrameError {
     const next = this.buffer.toString('latin1', 0, fallback).toLowerCase().indexOf(HEADER_NAME, 1);
-    this.buffer = this.buffer.subarray(next > 0 ? next : fallback);
+    this.consume(next > 0 ? next : fallback);
     return new FrameError(`skipped a malformed frame (${reason})`);
   }
 }

@@ -1,0 +1,105 @@
+/**
+ * The soak benchmark (issue 7): 10,000 edits typed at human speed with a completion request per
+ * keystroke over benchmark repositories, then a 60-second burst of 100 requests per second,
+ * each cancelling the one before. Prints p50/p95 latency, stuck requests against the stated
+ * bounds, and the server's resident memory at start and end (from /proc/PID/status).
+ *
+ *   npm run build && nice -n 10 node dist/bench/src/soak.js [--edits 10000] [--burst-seconds 60] [--rate 100]
+ *     [--packages python3-requests,python3-click,...] [--stdlib] [--speed 1] [--seed 1] [--model X.gguf] [--json FILE]
+ *     [--node-args "--max-old-space-size=256"]
+ *
+ * Benchmark repositories: Debian packages from /work/shared/bench/packages.txt, fetched into
+ * ~/.cache/reposhapley/pkgs by bench/src/debianPackages.ts (cached ones are not fetched again),
+ * one workspace folder per package. `--stdlib` uses /usr/lib/python3.11 instead. Without
+ * `--model` the tiny generated GGUF (test/support/tinyModel.ts) is the model.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { writeTinyModel } from '../../test/support/tinyModel.js';
+import { fetchDebianPackage } from './debianPackages.js';
+import { runSoak, type PhaseReport, type SoakReport } from './soakDriver.js';
+import { fasterTyping, HUMAN_TYPING, typableFiles } from './soakTyping.js';
+
+/** The first benchmark packages with enough code to type in: 205 files together. */
+const SOAK_PACKAGES = ['python3-requests', 'python3-click', 'python3-jinja2', 'python3-flask', 'python3-rich'];
+
+const args = process.argv.slice(2);
+function option(name: string): string | undefined {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+}
+function numberOption(name: string, fallback: number): number {
+  const value = Number(option(name));
+  return Number.isFinite(value) && option(name) !== undefined ? value : fallback;
+}
+
+async function benchmarkRoots(): Promise<string[]> {
+  if (args.includes('--stdlib')) return ['/usr/lib/python3.11'];
+  const names = option('--packages')?.split(',') ?? SOAK_PACKAGES;
+  const roots: string[] = [];
+  for (const name of names) {
+    const pkg = await fetchDebianPackage(name);
+    roots.push(...pkg.moduleRoots.filter((root) => !root.endsWith('.py')));
+  }
+  return roots;
+}
+
+function row(name: string, phase: PhaseReport): string {
+  const q = (x: { p50: number; p95: number; max: number }) => `${x.p50.toFixed(0)} / ${x.p95.toFixed(0)} / ${x.max.toFixed(0)}`;
+  return `| ${name} | ${phase.requests} | ${phase.shown} (${phase.withText} with text) | ${phase.cancelled} | ${q(phase.shownLatencyMs)} | ${q(phase.cancelSettleMs)} | ${phase.errors} | ${phase.stuck} |`;
+}
+
+/** The report as markdown, the way docs/reliability.md records it. */
+function formatSoak(report: SoakReport): string {
+  const mb = (kib: number) => (kib / 1024).toFixed(0);
+  const m = report.memory;
+  return [
+    `workspace: ${report.roots.length} folder(s), ${report.indexedFiles ?? '?'} files indexed in ${(report.indexMs / 1000).toFixed(1)} s; ${report.files} files typed in`,
+    '',
+    '| phase | requests | shown (answered before the next keystroke) | cancelled by the next | shown latency p50 / p95 / max (ms) | cancel-to-answer p50 / p95 / max (ms) | errors | stuck |',
+    '|---|---|---|---|---|---|---|---|',
+    row(`replay, ${report.edits} edits, ${(report.replay.wallMs / 60_000).toFixed(1)} min`, report.replay),
+    row(`burst, ${(report.burst.wallMs / 1000).toFixed(0)} s`, report.burst),
+    '',
+    `stuck = not answered within ${report.answerBoundMs} ms of being sent or ${report.cancelBoundMs} ms of being cancelled. ` +
+      `A fresh invoked request right after the burst was answered in ${report.burst.drainMs.toFixed(0)} ms.`,
+    '',
+    '| RSS (MB) | after initialize | after warm-up (median) | end of replay (median) | growth | peak | burst start / end |',
+    '|---|---|---|---|---|---|---|',
+    `| server | ${mb(m.initialKiB)} | ${mb(m.startKiB)} | ${mb(m.endKiB)} | ${(m.growth * 100).toFixed(1)}% | ${mb(m.peakKiB)} | ${mb(m.burstStartKiB)} / ${mb(m.burstEndKiB)} |`,
+    '',
+    `exit code ${report.exitCode}; error lines logged by the server: ${report.serverErrorLines}; wall ${(report.wallMs / 60_000).toFixed(1)} min`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const roots = await benchmarkRoots();
+  const files = roots.flatMap(typableFiles);
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'reposhapley-soak-'));
+  try {
+    const modelPath = option('--model') ?? (await writeTinyModel({ path: path.join(scratch, 'tiny.gguf'), contextLength: 4096 })).path;
+    const report = await runSoak({
+      roots, files, modelPath,
+      edits: numberOption('--edits', 10_000),
+      typing: fasterTyping(HUMAN_TYPING, numberOption('--speed', 1)),
+      burstSeconds: numberOption('--burst-seconds', 60),
+      burstRate: numberOption('--rate', 100),
+      seed: numberOption('--seed', 1),
+      nodeArgs: option('--node-args')?.split(' ').filter(Boolean),
+      log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
+    });
+    const json = option('--json');
+    if (json) writeFileSync(json, JSON.stringify(report, null, 1));
+    process.stdout.write(`${formatSoak(report)}\n`);
+    const failed = report.replay.stuck + report.burst.stuck > 0 || report.exitCode !== 0 || !(report.memory.growth < 0.2);
+    process.exitCode = failed ? 1 : 0;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exit(1);
+});
