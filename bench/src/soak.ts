@@ -6,16 +6,18 @@
  *
  *   npm run build && nice -n 10 node dist/bench/src/soak.js [--edits 10000] [--burst-seconds 60] [--rate 100]
  *     [--packages python3-requests,python3-click,...] [--stdlib] [--speed 1] [--seed 1] [--model X.gguf] [--json FILE]
- *     [--node-args "--max-old-space-size=256"]
+ *     [--tiny] [--node-args "--max-old-space-size=256"]
  *
  * Benchmark repositories: Debian packages from /work/shared/bench/packages.txt, fetched into
  * ~/.cache/reposhapley/pkgs by bench/src/debianPackages.ts (cached ones are not fetched again),
- * one workspace folder per package. `--stdlib` uses /usr/lib/python3.11 instead. Without
- * `--model` the tiny generated GGUF (test/support/tinyModel.ts) is the model.
+ * one workspace folder per package. `--stdlib` uses /usr/lib/python3.11 instead. The model is
+ * `--model PATH`, else the bundled default model (models/default/*.gguf), else (or with `--tiny`)
+ * the tiny generated GGUF (test/support/tinyModel.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { findBundledModel } from '../../server/src/completion/modelManager.js';
 import { writeTinyModel } from '../../test/support/tinyModel.js';
 import { fetchDebianPackage } from './debianPackages.js';
 import { runSoak, type PhaseReport, type SoakReport } from './soakDriver.js';
@@ -78,7 +80,8 @@ async function main(): Promise<void> {
   const files = roots.flatMap(typableFiles);
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'reposhapley-soak-'));
   try {
-    const modelPath = option('--model') ?? (await writeTinyModel({ path: path.join(scratch, 'tiny.gguf'), contextLength: 4096 })).path;
+    const modelPath = option('--model') ?? (args.includes('--tiny') ? undefined : findBundledModel())
+      ?? (await writeTinyModel({ path: path.join(scratch, 'tiny.gguf'), contextLength: 4096 })).path;
     const report = await runSoak({
       roots, files, modelPath,
       edits: numberOption('--edits', 10_000),
@@ -91,7 +94,7 @@ async function main(): Promise<void> {
     });
     const json = option('--json');
     if (json) writeFileSync(json, JSON.stringify(report, null, 1));
-    process.stdout.write(`${formatSoak(report)}\n`);
+    process.stdout.write(`model: ${modelPath}\n${formatSoak(report)}\n`);
     const failed = report.replay.stuck + report.burst.stuck > 0 || report.exitCode !== 0 || !(report.memory.growth < 0.2);
     process.exitCode = failed ? 1 : 0;
   } finally {

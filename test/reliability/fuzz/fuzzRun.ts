@@ -216,14 +216,16 @@ async function settleExpected(
 }
 
 /**
- * Known-good settings again, a new module on disk announced by the watcher, and a completion
- * that must retrieve it: the index and retrieval survived the run, not only the process. The
- * watcher event is handled asynchronously, so the completion is retried for up to 10 s.
+ * Known-good settings and the workspace folder again (the fuzz may have removed it, as a client
+ * may), a new module on disk announced by the watcher, and a completion that must retrieve it:
+ * the index and retrieval survived the run, not only the process. Re-indexing and the watcher
+ * event are handled asynchronously, so the completion is retried for up to 10 s.
  */
 async function healthCheck(client: RawLspClient, workspace: TempWorkspace, timeoutMs: number): Promise<{ healthy: boolean; detail: string }> {
   const settings = { ...DEFAULT_SETTINGS, ...tinyModelSettings(workspace.modelPath, { maxTokens: 4, policy: 'full' }) };
   client.configuration = settings;
   client.notify('workspace/didChangeConfiguration', { settings: { reposhapley: settings } });
+  client.notify('workspace/didChangeWorkspaceFolders', { event: { added: [{ uri: workspace.uri(''), name: 'ws' }], removed: [] } });
   const file = workspace.write('lib/fresh_module.py', 'def fuzz_health_marker(alpha, beta):\n    return alpha * beta + 1\n');
   client.notify('workspace/didChangeWatchedFiles', { changes: [{ uri: pathToFileURL(file).href, type: 1 }] });
   const uri = workspace.uri('health_check.py');
