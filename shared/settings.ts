@@ -29,8 +29,11 @@ export interface CompletionSettings {
   /** Number of retrieved candidates K (RepoShapley default 10). */
   topK: number;
   budgets: PromptBudgets;
-  /** Threshold t_c on P(<NEED>) in the two-token softmax (Algorithm 1). */
-  needThreshold: number;
+  /**
+   * Threshold t_c on P(<NEED>) in the two-token softmax (Algorithm 1); null uses the model's
+   * recorded t_c (tuned on validation packages), else {@link FALLBACK_NEED_THRESHOLD}.
+   */
+  needThreshold: number | null;
   /** CPU threads for the model; 0 means half the machine's cores, at least one. */
   threads: number;
   /** Layers offloaded to a GPU: 'auto' lets llama.cpp decide, a number pins it, 0 is CPU only. */
@@ -48,13 +51,16 @@ export interface CompletionSettings {
   tracePrompt: boolean;
 }
 
+/** t_c for a model that records none. */
+export const FALLBACK_NEED_THRESHOLD = 0.5;
+
 /** Defaults: paper values where the paper gives one (K = 10), else measured on this machine. */
 export const DEFAULT_SETTINGS: CompletionSettings = {
   modelPath: '',
   policy: 'auto',
   topK: 10,
   budgets: { prefixTokens: 1024, suffixTokens: 256, chunkTokens: 1024 },
-  needThreshold: 0.5,
+  needThreshold: null,
   threads: 0,
   gpuLayers: 'auto',
   debounceMs: 75,

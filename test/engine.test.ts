@@ -91,6 +91,14 @@ describe('policies through the engine', () => {
     expect(trace.timings.retrievalMs).toBe(0);
   });
 
+  test('without a t_c setting the model\'s recorded t_c applies; a user setting overrides it', async () => {
+    const recorded = (await writeTinyModel({ path: path.join(path.dirname(controlModel), 'tuned.gguf'), contextLength: 4096, needThreshold: 1 })).path;
+    const byModel = await completeTrace((await engineWith({ modelPath: recorded, policy: 'reposhapley' })).engine);
+    expect(byModel.decision).toBe('done');
+    const byUser = await completeTrace((await engineWith({ modelPath: recorded, policy: 'reposhapley', needThreshold: 0 })).engine);
+    expect(byUser.decision).toBe('need');
+  });
+
   test('auto on a model without control tokens runs full on the plain FIM layout, logged once', async () => {
     const { engine, logger } = await engineWith({ modelPath: plainModel, policy: 'auto' });
     expect((await completeTrace(engine)).effectivePolicy).toBe('full');

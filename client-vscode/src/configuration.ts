@@ -28,6 +28,8 @@ export function toSettingsPatch(read: ReadSetting): SettingsPatch {
     const value = read(key);
     if (typeof value === 'number') patch[key] = value;
   }
+  // Cleared in the Settings UI: back to the t_c the model records.
+  if (read('needThreshold') === null) patch.needThreshold = null;
   const budgets: NonNullable<SettingsPatch['budgets']> = {};
   for (const key of BUDGET_KEYS) {
     const value = read(`budgets.${key}`);

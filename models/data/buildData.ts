@@ -12,22 +12,17 @@
  * See docs/model-pipeline.md for the format.
  */
 import { Command } from 'commander';
-import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
-import { readGgufHeader } from '../../server/src/model/gguf/ggufReader.js';
-import { scanSpecialTokens } from '../../server/src/model/llama/specialTokenIds.js';
-import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir, type CorpusPackage } from '../corpus/corpusReader.js';
 import { isValidationPackage, VALIDATION_PACKAGES } from '../corpus/splits.js';
-import { loadLlamaVocabFile } from '../tokenizer/llamaVocab.js';
-import { readArtifact } from '../tokenizer/tokenizerArtifact.js';
-import { writeVocabOnlyGguf } from '../tokenizer/vocabGguf.js';
 import { openRepository } from './repositoryTools.js';
 import { ShardWriter, writeIndex } from './shards.js';
+import { openVocabTokenizer } from './vocabTokenizer.js';
 import { drawTargets, type TargetKind } from './targets.js';
 import { lmWindows, targetSequences, type PromptSettings } from './trainingSequences.js';
 
@@ -58,24 +53,17 @@ async function main(): Promise<void> {
     .opts<Options>();
   const started = Date.now();
   await mkdir(options.out, { recursive: true });
-  const artifact = await readArtifact(options.tokenizer);
-  const ggufPath = path.join(options.out, 'vocab.gguf');
-  await writeVocabOnlyGguf(artifact, ggufPath);
-  const header = await readGgufHeader(ggufPath);
-  if (header.kind !== 'ok') throw new Error(`cannot read back ${ggufPath}: ${header.message}`);
-  const scan = scanSpecialTokens(header.header);
-  if (!scan.hasControlTokens) throw new Error('the tokenizer lacks the RepoShapley control tokens');
-  const vocab = await loadLlamaVocabFile(ggufPath);
-  const tokenizer = new LineTokenizer({ tokenize: vocab.tokenize });
+  const vocab = await openVocabTokenizer(options.tokenizer, path.join(options.out, 'vocab.gguf'));
+  const { tokenizer } = vocab;
   const settings = DEFAULT_SETTINGS;
-  const prompt: PromptSettings = { contextSize: options.context, settings, special: scan.special };
+  const prompt: PromptSettings = { contextSize: options.context, settings, special: vocab.special };
   const mix = parseMix(options.mix);
 
   const corpus = await Corpus.open(options.manifest, options.corpus);
   const only = options.only ? new Set(options.only.split(',')) : undefined;
   const writers = {
-    train: await ShardWriter.create(options.out, 'train', { vocabSize: artifact.tokens.length }),
-    val: await ShardWriter.create(options.out, 'val', { vocabSize: artifact.tokens.length }),
+    train: await ShardWriter.create(options.out, 'train', { vocabSize: vocab.vocabSize }),
+    val: await ShardWriter.create(options.out, 'val', { vocabSize: vocab.vocabSize }),
   };
   try {
     for (const pkg of corpus.packages) {
@@ -85,10 +73,9 @@ async function main(): Promise<void> {
       log(`${pkg.name.padEnd(28)} lm ${String(stats.lm).padStart(5)}  fim ${String(stats.fim).padStart(4)}  rag ${String(stats.rag).padStart(4)}  (${stats.skipped} targets over maxTokens)`);
     }
     const summaries = [await writers.train.close(), await writers.val.close()];
-    const tokenizerSha256 = createHash('sha256').update(await readFile(options.tokenizer)).digest('hex');
     await writeIndex(options.out, [writers.train, writers.val], summaries, {
-      tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256, vocabGguf: 'vocab.gguf', contextSize: options.context,
-      special: scan.special, settings: { budgets: settings.budgets, maxTokens: settings.maxTokens, topK: settings.topK, windowLines: settings.windowLines, windowStride: settings.windowStride },
+      tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256: vocab.tokenizerSha256, vocabGguf: 'vocab.gguf', contextSize: options.context,
+      special: vocab.special, settings: { budgets: settings.budgets, maxTokens: settings.maxTokens, topK: settings.topK, windowLines: settings.windowLines, windowStride: settings.windowStride },
       targetsPerPackage: options.targetsPerPackage, mix, validationPackages: VALIDATION_PACKAGES,
     });
     for (const summary of summaries) {

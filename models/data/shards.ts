@@ -9,7 +9,18 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { SequenceFormat, TrainingSequence } from './trainingSequences.js';
+import type { DistillFormat } from './distillSequences.js';
+import type { SequenceFormat } from './trainingSequences.js';
+
+/** Pretraining formats (trainingSequences.ts) and distillation formats (distillSequences.ts). */
+export type ShardFormat = SequenceFormat | DistillFormat;
+
+/** What a shard stores per sequence: ids and one loss-weight class per id. */
+export interface ShardSequence {
+  format: ShardFormat;
+  ids: readonly number[];
+  mask: Uint8Array;
+}
 
 export const INDEX_FORMAT = 'reposhapley-shards/1';
 
@@ -32,14 +43,15 @@ export interface ShardEntry {
 }
 
 /** [shard (index into `shards`), offset, length, format, package, path, kind]. */
-export type SequenceRow = [number, number, number, SequenceFormat, string, string, string];
+export type SequenceRow = [number, number, number, ShardFormat, string, string, string];
 
 export interface SplitSummary {
   split: string;
   sequences: number;
   tokens: number;
-  tokensByFormat: Record<SequenceFormat, number>;
-  supervisedTokensByFormat: Record<SequenceFormat, number>;
+  tokensByFormat: Partial<Record<ShardFormat, number>>;
+  /** Tokens with a loss (mask class > 0). */
+  supervisedTokensByFormat: Partial<Record<ShardFormat, number>>;
 }
 
 /** Writes one split's shards into `<root>/<split>/`. */
@@ -51,8 +63,8 @@ export class ShardWriter {
   readonly shards: ShardEntry[] = [];
   /** Rows whose shard number indexes this writer's `shards`. */
   readonly rows: SequenceRow[] = [];
-  readonly tokensByFormat: Record<SequenceFormat, number> = { fim: 0, rag: 0, lm: 0 };
-  readonly supervisedByFormat: Record<SequenceFormat, number> = { fim: 0, rag: 0, lm: 0 };
+  readonly tokensByFormat: Partial<Record<ShardFormat, number>> = {};
+  readonly supervisedByFormat: Partial<Record<ShardFormat, number>> = {};
 
   private constructor(readonly root: string, readonly split: string, private readonly shardTokens: number, readonly vocabSize: number) {
     this.tokens = new Uint16Array(shardTokens);
@@ -67,7 +79,7 @@ export class ShardWriter {
     return new ShardWriter(root, split, options.shardTokens ?? 16 * 1024 * 1024, options.vocabSize);
   }
 
-  async add(sequence: TrainingSequence, meta: SequenceMeta): Promise<void> {
+  async add(sequence: ShardSequence, meta: SequenceMeta): Promise<void> {
     const n = sequence.ids.length;
     if (n === 0) return;
     if (n > this.shardTokens) throw new RangeError(`sequence of ${n} tokens exceeds the shard size`);
@@ -82,8 +94,10 @@ export class ShardWriter {
     this.current.push([this.used, n]);
     this.rows.push([this.shards.length, this.used, n, sequence.format, meta.package, meta.path, meta.kind]);
     this.used += n;
-    this.tokensByFormat[sequence.format] += n;
-    for (const m of sequence.mask) this.supervisedByFormat[sequence.format] += m;
+    this.tokensByFormat[sequence.format] = (this.tokensByFormat[sequence.format] ?? 0) + n;
+    let supervised = 0;
+    for (const m of sequence.mask) if (m > 0) supervised++;
+    this.supervisedByFormat[sequence.format] = (this.supervisedByFormat[sequence.format] ?? 0) + supervised;
   }
 
   /** Write the last shard. */
@@ -116,15 +130,30 @@ export class ShardWriter {
   }
 }
 
+/**
+ * Shards another index owns, listed in this one (paths relative to this index's folder) with a
+ * subset of their sequences: the distillation data replays pretraining data this way without
+ * copying it. Row shard numbers index `shards`.
+ */
+export interface BorrowedShards {
+  shards: ShardEntry[];
+  rows: SequenceRow[];
+}
+
 /** Write `<root>/index.json` for closed writers; `header` adds fields (tokenizer, settings). */
-export async function writeIndex(root: string, writers: readonly ShardWriter[], summaries: readonly SplitSummary[], header: Record<string, unknown>): Promise<void> {
+export async function writeIndex(
+  root: string, writers: readonly ShardWriter[], summaries: readonly SplitSummary[], header: Record<string, unknown>,
+  borrowed?: BorrowedShards,
+): Promise<void> {
   const shards: ShardEntry[] = [];
   const rows: SequenceRow[] = [];
-  for (const writer of writers) {
+  const append = (entries: readonly ShardEntry[], entryRows: readonly SequenceRow[]) => {
     const base = shards.length;
-    shards.push(...writer.shards);
-    for (const row of writer.rows) rows.push([row[0] + base, ...row.slice(1)] as SequenceRow);
-  }
+    shards.push(...entries);
+    for (const row of entryRows) rows.push([row[0] + base, ...row.slice(1)] as SequenceRow);
+  };
+  for (const writer of writers) append(writer.shards, writer.rows);
+  if (borrowed) append(borrowed.shards, borrowed.rows);
   const index = {
     format: INDEX_FORMAT,
     ...header,

@@ -34,6 +34,8 @@ export interface ExportOptions {
    * has them in its vocabulary but never learned KEEP/DROP, so `auto` must not pick reposhapley.
    */
   controlTrained?: boolean;
+  /** t_c tuned on validation packages (models/labeling/tuneThreshold.ts), recorded for the server. */
+  needThreshold?: number;
 }
 
 export interface ExportSummary {
@@ -46,6 +48,8 @@ export interface ExportSummary {
 
 /** Read by the server (model/llama/loadLlamaModel.ts) to decide what `auto` means. */
 export const CONTROL_TRAINED_KEY = 'reposhapley.control_tokens_trained';
+/** Read by the server as the default t_c when the user sets none. */
+export const NEED_THRESHOLD_KEY = 'reposhapley.need_threshold';
 
 const GGML_TYPES: Record<WeightType, WritableGgmlType> = { f32: GgmlType.F32, f16: GgmlType.F16, q8_0: GgmlType.Q8_0 };
 /** llama.cpp LLAMA_FTYPE: ALL_F32, MOSTLY_F16, MOSTLY_Q8_0. */
@@ -63,6 +67,10 @@ export async function exportGguf(options: ExportOptions): Promise<ExportSummary>
   const writer = new GgufWriter();
   addModelKvs(writer, dump, weightType, options.name ?? path.basename(options.outPath).replace(/\.gguf$/, ''));
   writer.addKv(CONTROL_TRAINED_KEY, options.controlTrained ?? false, GgufValueType.BOOL);
+  if (options.needThreshold !== undefined) {
+    if (!(options.needThreshold >= 0 && options.needThreshold <= 1)) throw new RangeError(`need threshold ${options.needThreshold} is not in [0, 1]`);
+    writer.addKv(NEED_THRESHOLD_KEY, options.needThreshold, GgufValueType.FLOAT32);
+  }
   tokenizer.addTo(writer);
   const types = addTensors(writer, dump, GGML_TYPES[weightType]);
   const bytes = await writer.write(options.outPath);
@@ -128,15 +136,17 @@ async function main(argv: string[]): Promise<void> {
       type: { type: 'string', default: 'q8_0' },
       name: { type: 'string' },
       'control-trained': { type: 'boolean', default: false },
+      'need-threshold': { type: 'string' },
     },
   });
   if (!values.dump || !values.tokenizer || !values.out) {
-    throw new Error('usage: exportGguf --dump DUMP --tokenizer models/default/tokenizer.json|T.gguf --out OUT.gguf [--type f32|f16|q8_0] [--name NAME] [--control-trained]');
+    throw new Error('usage: exportGguf --dump DUMP --tokenizer models/default/tokenizer.json|T.gguf --out OUT.gguf [--type f32|f16|q8_0] [--name NAME] [--control-trained] [--need-threshold T]');
   }
   if (!(values.type! in GGML_TYPES)) throw new Error(`--type must be f32, f16 or q8_0, got ${values.type}`);
   const summary = await exportGguf({
     dumpPath: values.dump, tokenizerPath: values.tokenizer, outPath: values.out,
     weightType: values.type as WeightType, name: values.name, controlTrained: values['control-trained'],
+    needThreshold: values['need-threshold'] === undefined ? undefined : Number(values['need-threshold']),
   });
   const { size } = await stat(summary.outPath);
   process.stdout.write(`${JSON.stringify({ ...summary, megabytes: +(size / 2 ** 20).toFixed(2) })}\n`);

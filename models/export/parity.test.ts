@@ -100,7 +100,10 @@ describe('GGUF export parity: torch logits vs node-llama-cpp', () => {
     const c: Case = { name: 'q8', type: 'q8_0', tied: true, kvHeads: 2, exact: false, tolerance: 0 };
     const prefix = path.join(dir, 'header');
     dumpRandomModel(c, prefix);
-    await exportGguf({ dumpPath: `${prefix}.tensors`, tokenizerPath: tokenizerGgufPath, outPath: `${prefix}.gguf`, weightType: 'q8_0', name: 'unit' });
+    await exportGguf({
+      dumpPath: `${prefix}.tensors`, tokenizerPath: tokenizerGgufPath, outPath: `${prefix}.gguf`, weightType: 'q8_0', name: 'unit',
+      controlTrained: true, needThreshold: 0.375,
+    });
     const read = await readGgufHeader(`${prefix}.gguf`);
     if (read.kind !== 'ok') throw new Error(read.message);
     const h = read.header;
@@ -111,6 +114,8 @@ describe('GGUF export parity: torch logits vs node-llama-cpp', () => {
       'llama.feed_forward_length', 'llama.rope.dimension_count', 'llama.context_length',
     ].map((k) => kvNumber(h, k))).toEqual([64, 2, 4, 2, 160, 16, 256]);
     expect(kvNumber(h, 'llama.rope.freq_base')).toBe(10000);
+    expect(h.kv.get('reposhapley.control_tokens_trained')?.value).toBe(true);
+    expect(kvNumber(h, 'reposhapley.need_threshold')).toBe(0.375);
     const tokens = kvArray(h, 'tokenizer.ggml.tokens')!;
     expect(tokens).toHaveLength(vocabularySize);
     expect(tokens[kvNumber(h, 'tokenizer.ggml.fim_pre_token_id')!]).toBe(FIM_PREFIX);

@@ -12,6 +12,7 @@ import { processOutput } from './cli/output.js';
 import { runServe } from './cli/serve.js';
 import { createCompletionEngine } from './completion/createEngine.js';
 import { serverVersion } from './lsp/serverInfo.js';
+import { tuneHeapForLongRunningService } from './util/heapTuning.js';
 
 function parseThreads(value: string): number {
   const threads = Number(value);
@@ -44,6 +45,7 @@ program.command('serve', { isDefault: true })
   .option('--stdio', 'talk LSP over stdin/stdout (the only transport)')
   .allowUnknownOption()
   .action(() => {
+    tuneHeapForLongRunningService();
     runServe(createCompletionEngine, createProcessLogger('reposhapley'));
   });
 

@@ -51,6 +51,8 @@ export interface TinyModelOptions {
    * (its logit has a larger spread), which lets tests make e.g. newlines likely.
    */
   boostTokens?: Record<string, number>;
+  /** Record a tuned t_c (`reposhapley.need_threshold`), as the export does after distillation. */
+  needThreshold?: number;
 }
 
 /** What was written: the vocabulary, to look ids up in tests. */
@@ -135,6 +137,7 @@ function addModelKvs(writer: GgufWriter, options: TinyModelOptions, vocabularySi
     .addKv('llama.attention.layer_norm_rms_epsilon', 1e-5, GgufValueType.FLOAT32)
     .addKv('llama.rope.dimension_count', d / heads, u32)
     .addKv('llama.rope.freq_base', 10000, GgufValueType.FLOAT32);
+  if (options.needThreshold !== undefined) writer.addKv('reposhapley.need_threshold', options.needThreshold, GgufValueType.FLOAT32);
 }
 
 /** llama.cpp's LLAMA_FTYPE for an all-F32 / mostly-F16 / mostly-Q8_0 model. */

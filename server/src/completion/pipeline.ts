@@ -3,7 +3,7 @@
  * context-control policy (which retrieves lazily) -> post-process -> trace.
  */
 import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
-import type { CompletionSettings } from '../../../shared/settings.js';
+import { FALLBACK_NEED_THRESHOLD, type CompletionSettings } from '../../../shared/settings.js';
 import { layoutFor, resolvePolicy } from '../control/resolvePolicy.js';
 import type { PolicyContext, PolicyResult } from '../control/types.js';
 import type { IndexView } from '../indexing/types.js';
@@ -79,7 +79,7 @@ function buildContext(
   let retrieved: { candidates: Candidate[]; packed: PackedChunk[] } | undefined;
   return {
     layout, session: input.session, special: model.info.special, inFile: plan, signal,
-    needThreshold: settings.needThreshold,
+    needThreshold: settings.needThreshold ?? model.info.needThreshold ?? FALLBACK_NEED_THRESHOLD,
     generation: { maxTokens: settings.maxTokens, singleLine: !isMultiLine(input, split) },
     toIds: (segments) => toTokenIds(segments, model.info.special),
     retrieveAndPack() {

@@ -17,3 +17,10 @@ test('valid fields apply; wrong types and out-of-range values keep the current v
   expect(merged.enabled).toBe(false);
   expect(mergeSettings(DEFAULT_SETTINGS, null as never)).toBe(DEFAULT_SETTINGS);
 });
+
+test('needThreshold null hands t_c back to the model; out-of-range values are ignored', () => {
+  const set = mergeSettings(DEFAULT_SETTINGS, { needThreshold: 0.3 });
+  expect(mergeSettings(set, { needThreshold: null }).needThreshold).toBeNull();
+  expect(mergeSettings(set, { needThreshold: 2 }).needThreshold).toBe(0.3);
+  expect(DEFAULT_SETTINGS.needThreshold).toBeNull();
+});

@@ -15,7 +15,8 @@ export function mergeSettings(current: CompletionSettings, patch: SettingsPatch 
       suffixTokens: intIn(budgets.suffixTokens, 0, 32_768, current.budgets.suffixTokens),
       chunkTokens: intIn(budgets.chunkTokens, 0, 32_768, current.budgets.chunkTokens),
     },
-    needThreshold: numberIn(p.needThreshold, 0, 1, current.needThreshold),
+    // null goes back to the model's own t_c.
+    needThreshold: p.needThreshold === null ? null : numberIn(p.needThreshold, 0, 1, current.needThreshold),
     threads: intIn(p.threads, 0, 256, current.threads),
     gpuLayers: p.gpuLayers === 'auto' ? 'auto' : intIn(p.gpuLayers, 0, 10_000, current.gpuLayers as number),
     debounceMs: intIn(p.debounceMs, 0, 5_000, current.debounceMs),
@@ -36,6 +37,6 @@ function intIn(value: unknown, min: number, max: number, fallback: number): numb
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
 }
 
-function numberIn(value: unknown, min: number, max: number, fallback: number): number {
+function numberIn<T extends number | null>(value: unknown, min: number, max: number, fallback: T): number | T {
   return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : fallback;
 }

@@ -20,7 +20,8 @@ const FIELD_CHECKS: Record<Exclude<keyof SettingsPatch, 'budgets'>, Checker> = {
   modelPath: isString,
   policy: isPolicy,
   topK: isNumber,
-  needThreshold: isNumber,
+  // null = the model's recorded t_c.
+  needThreshold: (value) => value === null || isNumber(value),
   threads: isNumber,
   gpuLayers: isGpuLayers,
   debounceMs: isNumber,

@@ -39,6 +39,8 @@ export interface ModelInfo {
    * (GGUF key `reposhapley.control_tokens_trained`); models that do not say are trusted.
    */
   controlTokensTrained: boolean;
+  /** t_c recorded by the export (GGUF `reposhapley.need_threshold`), used when the user sets none. */
+  needThreshold?: number;
   /**
    * Which known FIM layout the FIM ids belong to (`reposhapley` (= Qwen2.5-Coder texts),
    * `starcoder`, `codellama`, `deepseek-coder`), `metadata` when GGUF metadata named ids

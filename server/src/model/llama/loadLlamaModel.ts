@@ -25,6 +25,8 @@ const MMAP_ABOVE_BYTES = 1024 ** 3;
 
 /** Written by our export: false for a base model that has the control tokens but never learned them. */
 const CONTROL_TRAINED_KEY = 'reposhapley.control_tokens_trained';
+/** Written by our export after distillation: the t_c tuned on validation packages. */
+const NEED_THRESHOLD_KEY = 'reposhapley.need_threshold';
 
 const SETTING_HINT = 'Set reposhapley.modelPath to a GGUF model file, or leave it empty to use the bundled default model.';
 
@@ -95,9 +97,16 @@ function describeModel(
     special: scan.special,
     hasControlTokens: scan.hasControlTokens,
     controlTokensTrained: scan.hasControlTokens && header.kv.get(CONTROL_TRAINED_KEY)?.value !== false,
+    needThreshold: recordedThreshold(header),
     fimLayout: scan.fimLayout,
     addBeginOfText: addBos?.type === GgufValueType.BOOL ? Boolean(addBos.value) : undefined,
     gpuLayers: runtime.gpuLayers,
     threads: runtime.threads,
   };
+}
+
+/** The model's recorded t_c, when it is a number in [0, 1]. */
+function recordedThreshold(header: GgufHeader): number | undefined {
+  const value = header.kv.get(NEED_THRESHOLD_KEY)?.value;
+  return typeof value === 'number' && value >= 0 && value <= 1 ? value : undefined;
 }

@@ -1,0 +1,199 @@
+/**
+ * CLI: distillation shards from ChunkShapley labels (issue 5 item 3; RepoShapley §3.4).
+ *
+ *   npx tsc && nice -n 10 node dist/models/data/buildDistillData.js [--labels DIR] [--source shapley]
+ *     [--replay 1] [--out DIR]
+ *
+ * Every label record (models/labeling, any number of shard files) is rebuilt exactly as the
+ * labeler saw it: the same corpus file, cursor and target, the server's retrieval and packing
+ * (trainingSequences.ts prepareTarget). A record whose packed candidates differ now (the corpus,
+ * index or retrieval changed since labeling) is skipped and counted, never relabeled silently.
+ * Each usable instance gives the selection and generation formats (r* = NEED) or the
+ * no-retrieval format (r* = DONE), see distillSequences.ts; `--source` picks the paper's labels
+ * or an ablation's. Records of validation packages go to split "val". `--replay R` lists
+ * R × (distillation train tokens) of pretraining train sequences from `--base-data` in the
+ * same index (borrowed, not copied). The trainer reads the result like any shard index:
+ *   models/train/run.sh --run distill --data OUT/index.json --init-weights BASE.pt ...
+ */
+import { Command } from 'commander';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultCacheDir } from '../../bench/src/debianPackages.js';
+import { DEFAULT_SETTINGS } from '../../shared/settings.js';
+import { clampedOffset } from '../../server/src/indexing/textEdits.js';
+import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusReader.js';
+import type { LabelRecord } from '../labeling/labelRecord.js';
+import { distillLabel, distillSequences, LABEL_SOURCES, type LabelSource } from './distillSequences.js';
+import { seededRandom } from './random.js';
+import { selectReplay, type ShardIndex } from './replay.js';
+import { openRepository } from './repositoryTools.js';
+import { ShardWriter, writeIndex } from './shards.js';
+import type { Target } from './targets.js';
+import { prepareTarget, type PreparedTarget, type PromptSettings, type RepositoryTools } from './trainingSequences.js';
+import { openVocabTokenizer } from './vocabTokenizer.js';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+interface Options {
+  labels: string;
+  source: LabelSource;
+  manifest: string;
+  corpus: string;
+  tokenizer: string;
+  baseData: string;
+  replay: number;
+  out?: string;
+  context?: number;
+}
+
+/** What happened to the records, for the log and the index. */
+interface Counts {
+  records: number;
+  used: number;
+  need: number;
+  done: number;
+  /** No label from this source (the Shapley labeler discarded it). */
+  unlabeled: number;
+  /** The file, target or packed candidates differ from what was labeled. */
+  stale: number;
+  keptChunks: number;
+  packedChunks: number;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const out = options.out ?? path.join(defaultCacheDir(), `distill-${options.source}`);
+  await mkdir(out, { recursive: true });
+  const base = JSON.parse(await readFile(options.baseData, 'utf8')) as ShardIndex & { contextSize: number };
+  const contextSize = options.context ?? base.contextSize;
+  const vocab = await openVocabTokenizer(options.tokenizer, path.join(out, 'vocab.gguf'));
+  const prompt: PromptSettings = { contextSize, settings: DEFAULT_SETTINGS, special: vocab.special };
+  const writers = {
+    train: await ShardWriter.create(out, 'train', { vocabSize: vocab.vocabSize }),
+    val: await ShardWriter.create(out, 'val', { vocabSize: vocab.vocabSize }),
+  };
+  const counts: Counts = { records: 0, used: 0, need: 0, done: 0, unlabeled: 0, stale: 0, keptChunks: 0, packedChunks: 0 };
+  try {
+    const corpus = await Corpus.open(options.manifest, options.corpus);
+    for (const [repository, records] of await readLabels(options.labels)) {
+      const repo = await openRepository(path.join(corpus.dir, repository), DEFAULT_SETTINGS, vocab.tokenizer);
+      try {
+        for (const record of records) await addRecord(record, repo, prompt, writers[record.split], options.source, counts);
+      } finally {
+        repo.dispose();
+      }
+      log(`${repository.padEnd(28)} ${records.length} records; so far ${counts.used} used, ${counts.stale} stale`);
+    }
+    const summaries = [await writers.train.close(), await writers.val.close()];
+    const replayTokens = Math.round(options.replay * summaries[0]!.tokens);
+    const replay = selectReplay(base, path.dirname(options.baseData), out, replayTokens, seededRandom(`replay:${options.source}`));
+    await writeIndex(out, [writers.train, writers.val], summaries, {
+      tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256: vocab.tokenizerSha256, vocabGguf: 'vocab.gguf',
+      contextSize, special: vocab.special, labelSource: options.source, labels: options.labels, counts,
+      replay: { ratio: options.replay, baseData: options.baseData, sequences: replay.rows.length, tokens: replay.rows.reduce((a, r) => a + r[2], 0) },
+    }, replay);
+    for (const summary of summaries) log(`${summary.split}: ${summary.sequences} sequences, ${summary.tokens} tokens ${JSON.stringify(summary.tokensByFormat)}`);
+    log(`replay: ${replay.rows.length} pretraining sequences; ${JSON.stringify(counts)} -> ${path.join(out, 'index.json')}`);
+  } finally {
+    await vocab.dispose();
+  }
+}
+
+/** Label records from every .jsonl file under `dir`, deduplicated by id, grouped by repository. */
+async function readLabels(dir: string): Promise<Map<string, LabelRecord[]>> {
+  const byId = new Map<string, LabelRecord>();
+  for (const name of (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort()) {
+    for (const line of (await readFile(path.join(dir, name), 'utf8')).split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        const record = JSON.parse(line) as LabelRecord;
+        byId.set(record.id, record);
+      } catch {
+        // the torn last line of an interrupted labeling run
+      }
+    }
+  }
+  const byRepository = new Map<string, LabelRecord[]>();
+  for (const record of byId.values()) {
+    const list = byRepository.get(record.repository) ?? [];
+    list.push(record);
+    byRepository.set(record.repository, list);
+  }
+  return new Map([...byRepository].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+async function addRecord(
+  record: LabelRecord, repo: RepositoryTools, prompt: PromptSettings, writer: ShardWriter, source: LabelSource, counts: Counts,
+): Promise<void> {
+  counts.records++;
+  const label = distillLabel(record, source);
+  if (!label) {
+    counts.unlabeled++;
+    return;
+  }
+  const prepared = await prepareRecord(record, repo, prompt);
+  if (!prepared) {
+    counts.stale++;
+    return;
+  }
+  counts.used++;
+  counts[label.retrieval]++;
+  counts.packedChunks += label.keep.length;
+  counts.keptChunks += label.keep.filter(Boolean).length;
+  for (const sequence of distillSequences(prepared.plan, prepared.y, label, prompt.special)) {
+    await writer.add(sequence, { package: record.repository, path: record.path, kind: record.kind });
+  }
+}
+
+/** The labeled instance rebuilt as the labeler built it, or undefined when anything differs. */
+async function prepareRecord(record: LabelRecord, repo: RepositoryTools, prompt: PromptSettings): Promise<PreparedTarget | undefined> {
+  const file = repo.index.file(record.path);
+  if (!file) return undefined;
+  // The check on the text catches a cursor that no longer points where it did.
+  const start = clampedOffset(file.text, { line: record.line, character: record.character });
+  if (file.text.slice(start, start + record.target.length) !== record.target) return undefined;
+  const target: Target = {
+    kind: record.kind, relPath: record.path, line: record.line, character: record.character,
+    start, end: start + record.target.length, text: record.target,
+  };
+  const prepared = await prepareTarget(repo, prompt, file.absPath, file.text, target);
+  if (!prepared || !sameCandidates(prepared, record)) return undefined;
+  return prepared;
+}
+
+function sameCandidates(prepared: PreparedTarget, record: LabelRecord): boolean {
+  const now = prepared.plan.packed.map((p) => {
+    const { relPath, startLine, endLine } = prepared.candidates[p.candidateIndex]!.chunk;
+    return `${relPath}:${startLine}-${endLine}:${p.reduced}`;
+  });
+  const then = record.candidates.map((c) => `${c.relPath}:${c.startLine}-${c.endLine}:${c.reduced}`);
+  return now.join('\n') === then.join('\n');
+}
+
+function parseOptions(): Options {
+  const options = new Command()
+    .option('--labels <dir>', 'label JSONL folder (all *.jsonl files)', path.join(defaultCacheDir(), 'labels'))
+    .option('--source <name>', `label source: ${LABEL_SOURCES.join(' | ')} (the last two are ablations)`, 'shapley')
+    .option('--manifest <file>', 'corpus manifest', DEFAULT_MANIFEST)
+    .option('--corpus <dir>', 'corpus folder', defaultCorpusDir())
+    .option('--tokenizer <file>', 'tokenizer artifact', path.join(REPO_ROOT, 'models', 'default', 'tokenizer.json'))
+    .option('--base-data <index>', 'pretraining shard index to replay from', path.join(defaultCacheDir(), 'data', 'index.json'))
+    .option('--replay <ratio>', 'pretraining tokens replayed per distillation token', (v) => Number(v), 1)
+    .option('--out <dir>', 'output folder (default: <cache>/distill-<source>)')
+    .option('--context <n>', 'context size prompts were budgeted for (default: the base index\'s)', (v) => Number(v))
+    .parse()
+    .opts<Options>();
+  if (!LABEL_SOURCES.includes(options.source)) throw new Error(`--source must be one of ${LABEL_SOURCES.join(', ')}`);
+  if (!(options.replay >= 0)) throw new Error('--replay must be a number >= 0');
+  return options;
+}
+
+function log(line: string): void {
+  process.stdout.write(line + '\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`buildDistillData: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
