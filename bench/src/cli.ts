@@ -33,6 +33,12 @@ function positiveInt(value: string): number {
   return n;
 }
 
+function unitInterval(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError(`expected a number from 0 to 1, got ${value}`);
+  return n;
+}
+
 /** `30-120` -> [30, 120]. */
 function gapRange(value: string): [number, number] {
   const match = /^(\d+)-(\d+)$/.exec(value);
@@ -68,8 +74,9 @@ function program(): Command {
     .option('--keys <n>', 'keystrokes per task in --typing mode (at most half the target)', positiveInt, DEFAULT_TYPING.maxKeystrokes)
     .addOption(new Option('--gap-ms <min-max>', 'gap between keystrokes in --typing mode').argParser(gapRange)
       .default([DEFAULT_TYPING.gapMinMs, DEFAULT_TYPING.gapMaxMs], `${DEFAULT_TYPING.gapMinMs}-${DEFAULT_TYPING.gapMaxMs}`))
-    .option('--threads <n>', 'model CPU threads (default: the server\'s, all cores)', positiveInt)
+    .option('--threads <n>', 'model CPU threads (default: the server\'s, half the cores)', positiveInt)
     .option('--max-tokens <n>', 'tokens generated per completion (default: the server\'s)', positiveInt)
+    .option('--need-threshold <t>', 't_c of the reposhapley policy, 0..1 (0 = always NEED: the no-trigger ablation; default: the model\'s)', unitInterval)
     .option('--timeout-ms <n>', 'longest wait for one completion', positiveInt, 120_000)
     .option('--resamples <n>', 'bootstrap resamples', positiveInt, 2_000)
     .option('--out <dir>', 'report folder (default: bench/reports/<timestamp>)')
@@ -81,7 +88,7 @@ function program(): Command {
 interface Flags {
   model?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
   packageList: string; perFileCap: number; typing?: boolean; keys: number; gapMs: [number, number]; threads?: number;
-  maxTokens?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; updateDocs?: boolean; progress: boolean;
+  maxTokens?: number; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; updateDocs?: boolean; progress: boolean;
 }
 
 /** Flags -> options. */
@@ -97,6 +104,7 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.model) options.model = userPath(flags.model);
   if (flags.threads !== undefined) options.threads = flags.threads;
   if (flags.maxTokens !== undefined) options.maxTokens = flags.maxTokens;
+  if (flags.needThreshold !== undefined) options.needThreshold = flags.needThreshold;
   if (flags.updateDocs) options.docsPath = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
   if (flags.typing) options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed };
   return options;

@@ -30,6 +30,8 @@ export interface BenchOptions {
   typing?: TypingOptions;
   threads?: number;
   maxTokens?: number;
+  /** t_c for the reposhapley policy (0 = always NEED, the "no trigger" ablation); default the model's. */
+  needThreshold?: number;
   requestTimeoutMs: number;
   resamples: number;
   outDir: string;
@@ -94,11 +96,12 @@ function serverSettings(options: BenchOptions): SettingsPatch {
   if (options.model !== undefined) settings.modelPath = options.model;
   if (options.threads !== undefined) settings.threads = options.threads;
   if (options.maxTokens !== undefined) settings.maxTokens = options.maxTokens;
+  if (options.needThreshold !== undefined) settings.needThreshold = options.needThreshold;
   return settings;
 }
 
 /** Each package's dist-packages tree is one repository (the workspace root the server indexes). */
-async function fetchRepositories(options: BenchOptions, progress: ProgressReporter): Promise<Repository[]> {
+export async function fetchRepositories(options: Pick<BenchOptions, 'packages' | 'cacheDir'>, progress: ProgressReporter): Promise<Repository[]> {
   const repositories: Repository[] = [];
   for (const name of options.packages) {
     const pkg = await fetchCodePackage(name, options.cacheDir ? { cacheDir: options.cacheDir } : {});

@@ -72,9 +72,9 @@ export async function runChunkShapley(
   const phi = exactShapley(surrogateGame(deltas, options.beta));
   const masks = buildPool(phi, deltas, options.pool);
   const verifyStart = performance.now();
-  const empty = await verify(session, input, 0, options.generation, signal);
+  const empty = await verifyCoalition(session, input, 0, options.generation, signal);
   const pool: VerifiedCoalition[] = [];
-  for (const mask of masks) pool.push(await verify(session, input, mask, options.generation, signal));
+  for (const mask of masks) pool.push(await verifyCoalition(session, input, mask, options.generation, signal));
   const label = labelInstance(pool, empty, options.thresholds);
   return {
     likelihoodEmpty, likelihoodSingles, deltas, phi, empty, pool, label,
@@ -91,7 +91,8 @@ async function normalizedLikelihood(
   return (await session.logLikelihood(prompt, input.target.ids, signal)) / input.target.ids.length;
 }
 
-async function verify(
+/** Greedy decode with the coalition `mask` (0 = no retrieval) and its ES/EM against Y. */
+export async function verifyCoalition(
   session: ModelSession, input: ChunkShapleyInput, mask: number, generation: GenerationOptions, signal?: AbortSignal,
 ): Promise<VerifiedCoalition> {
   const kept = mask === 0 ? undefined : membersOf(mask, input.plan.packed.length);

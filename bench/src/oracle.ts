@@ -1,0 +1,142 @@
+/**
+ * The oracle table (RepoShapley Appendix C.2, Table 6) on the bench's tasks: how good could
+ * completions be if the model selected chunks perfectly by each valuation? Per task, with the
+ * bench model as the frozen generator, ChunkShapley runs as the labeler runs it (Δ, exact
+ * Shapley values, the verified pool), and these coalitions are decoded:
+ *   none               no retrieval (∅)
+ *   full               every packed candidate (Full-Retrieve)
+ *   Δ-oracle           the chunks with Δ_i > 0 (CODEFILTER's independent probing)
+ *   Shapley φ > 0      the chunks with positive Shapley value, not verified
+ *   Shapley-verified   the best decoded coalition of the pool, or ∅ when nothing beats it (S*)
+ * Mean ES/EM per task type. Evaluation only: nothing here is written where training reads.
+ *
+ *   npm run build && node dist/bench/src/oracle.js [--model M.gguf] [--tasks line,api] [--limit 100] [--seed 1]
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { Command } from 'commander';
+import { DEFAULT_SETTINGS } from '../../shared/settings.js';
+import { findBundledModel } from '../../server/src/completion/modelManager.js';
+import type { ModelSession } from '../../server/src/model/completionModel.js';
+import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
+import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { createStreamLogger } from '../../server/src/util/logger.js';
+import { openRepository } from '../../models/data/repositoryTools.js';
+import type { Target } from '../../models/data/targets.js';
+import { prepareTarget, type PromptSettings, type RepositoryTools } from '../../models/data/trainingSequences.js';
+import { DEFAULT_CHUNKSHAPLEY_OPTIONS, runChunkShapley, verifyCoalition } from '../../models/labeling/chunkShapley.js';
+import { maskOf } from '../../models/labeling/shapley.js';
+import { parsePackageList } from './debianPackages.js';
+import { createQuietProgress } from './progress.js';
+import { DEFAULT_PACKAGE_LIST, REPORTS_DIR } from './repoPaths.js';
+import { fetchRepositories } from './runBench.js';
+import { buildTasks } from './tasks/buildTasks.js';
+import { oracleTable, type OracleRow } from './oracleTable.js';
+import { TASK_TYPES, type BenchTask, type TaskType } from './tasks/types.js';
+
+interface Options {
+  model?: string;
+  tasks: string;
+  limit: number;
+  seed: number;
+  packages?: string;
+  threads: number;
+  out?: string;
+}
+
+async function main(): Promise<void> {
+  const options = new Command('oracle')
+    .option('--model <gguf>', 'frozen generator (default: the bundled model)')
+    .option('--tasks <list>', 'task types', 'line,api')
+    .option('--limit <n>', 'tasks in total', (v) => Number(v), 100)
+    .option('--seed <n>', 'task sampling seed (as the bench)', (v) => Number(v), 1)
+    .option('--packages <list>', 'benchmark packages (default: the bench list)')
+    .option('--threads <n>', 'model threads', (v) => Number(v), 1)
+    .option('--out <dir>', 'report folder (default: bench/reports/oracle-<time>)')
+    .parse()
+    .opts<Options>();
+  const types = options.tasks.split(',') as TaskType[];
+  if (types.some((t) => !TASK_TYPES.includes(t))) throw new Error(`--tasks must be among ${TASK_TYPES.join(',')}`);
+  const packages = options.packages?.split(',') ?? parsePackageList(readFileSync(DEFAULT_PACKAGE_LIST, 'utf8'));
+  const modelPath = options.model ?? findBundledModel();
+  if (!modelPath) throw new Error('no model: pass --model PATH');
+  const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('oracle', 'warn'));
+  if (loaded.kind !== 'ok') throw new Error(loaded.message);
+  const model = loaded.model;
+  const session = await model.createSession();
+  const tokenizer = new LineTokenizer(model);
+  const prompt: PromptSettings = { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special };
+  const repositories = await fetchRepositories({ packages }, createQuietProgress());
+  const { tasks } = await buildTasks(repositories, { types, limit: options.limit, seed: options.seed, perFileCap: 3 });
+  const rows: OracleRow[] = [];
+  const bar = new SingleBar({ format: 'oracle [{bar}] {value}/{total} | ETA {eta_formatted}', stream: process.stderr });
+  bar.start(tasks.length, 0);
+  const started = Date.now();
+  try {
+    for (const repository of repositories) {
+      const repo = await openRepository(repository.root, DEFAULT_SETTINGS, tokenizer);
+      try {
+        for (const task of tasks.filter((t) => t.repository === repository.name)) {
+          const row = await oracleRow(task, repo, prompt, session);
+          if (row) rows.push(row);
+          bar.increment();
+        }
+      } finally {
+        repo.dispose();
+      }
+    }
+  } finally {
+    bar.stop();
+    await model.dispose();
+  }
+  const outDir = options.out ?? path.join(REPORTS_DIR, `oracle-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  await mkdir(outDir, { recursive: true });
+  await writeFile(path.join(outDir, 'oracle.json'), JSON.stringify({ model: modelPath, options, rows }, null, 1));
+  const markdown = [
+    `Oracle table: ${rows.length} tasks (of ${tasks.length} drawn), model \`${modelPath}\`, ${((Date.now() - started) / 60_000).toFixed(1)} min.`,
+    '', oracleTable(rows, types), '',
+  ].join('\n');
+  await writeFile(path.join(outDir, 'oracle.md'), markdown);
+  process.stdout.write(markdown);
+}
+
+/** The five coalitions' scores on one task; undefined when the target is too long to generate. */
+async function oracleRow(task: BenchTask, repo: RepositoryTools, prompt: PromptSettings, session: ModelSession): Promise<OracleRow | undefined> {
+  const fileText = task.prefix + task.target + task.suffix;
+  const target: Target = {
+    kind: task.type, relPath: task.relPath, line: task.cursor.line, character: task.cursor.character,
+    start: task.prefix.length, end: task.prefix.length + task.target.length, text: task.target,
+  };
+  const prepared = await prepareTarget(repo, prompt, task.absPath, fileText, target);
+  if (!prepared) return undefined;
+  const input = { plan: prepared.plan, target: prepared.y, special: prompt.special };
+  const generation = { maxTokens: DEFAULT_SETTINGS.maxTokens, singleLine: task.mode === 'line' };
+  const result = await runChunkShapley(session, input, { ...DEFAULT_CHUNKSHAPLEY_OPTIONS, generation });
+  const count = prepared.plan.packed.length;
+  const decode = async (members: number[]) => {
+    const verified = await verifyCoalition(session, input, maskOf(members), generation);
+    return { es: verified.es, em: verified.em, kept: members.length };
+  };
+  const indexes = [...Array(count).keys()];
+  const best = [result.empty, ...result.pool].reduce((a, b) => (b.es > a.es || (b.es === a.es && b.em && !a.em) ? b : a));
+  return {
+    taskId: task.id, type: task.type, candidates: count,
+    scores: {
+      none: { es: result.empty.es, em: result.empty.em, kept: 0 },
+      full: await decode(indexes),
+      delta: await decode(indexes.filter((i) => result.deltas[i]! > 0)),
+      shapley: await decode(indexes.filter((i) => result.phi[i]! > 0)),
+      verified: { es: best.es, em: best.em, kept: popcountOf(best.mask) },
+    },
+  };
+}
+
+function popcountOf(mask: number): number {
+  let n = 0;
+  for (let m = mask; m; m &= m - 1) n++;
+  return n;
+}
+
+await main();

@@ -1,0 +1,56 @@
+/**
+ * CLI: tune t_c on the validation packages of the training corpus (never on benchmark
+ * repositories) from one bench run, and print the value to export the model with.
+ *
+ *   npm run bench -- --model DISTILLED.gguf --policies none,reposhapley --need-threshold 0 \
+ *     --packages python3-dulwich,python3-pyramid,python3-dnspython,python3-urwid,python3-paramiko,python3-networkx \
+ *     --tasks line,api --limit 200 --out /tmp/tc
+ *   node dist/models/labeling/tuneThreshold.js /tmp/tc/results.json [--json]
+ *
+ * See thresholdSweep.ts for the method. Refuses results from any repository that is not a
+ * validation package, and results where `reposhapley` did not run its NEED branch everywhere
+ * (the run must use --need-threshold 0, or the NEED branch's scores are unknown).
+ */
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import type { TaskResult } from '../../bench/src/driver/results.js';
+import { isValidationPackage } from '../corpus/splits.js';
+import { sweepThresholds, type PairedTask, type SweepPoint } from './thresholdSweep.js';
+
+function pairedTasks(results: readonly TaskResult[]): PairedTask[] {
+  const foreign = [...new Set(results.map((r) => r.repository))].filter((name) => !isValidationPackage(name));
+  if (foreign.length > 0) throw new Error(`t_c is tuned on validation packages only; these are not: ${foreign.join(', ')}`);
+  const done = new Map(results.filter((r) => r.policy === 'none').map((r) => [r.taskId, r]));
+  const tasks: PairedTask[] = [];
+  for (const need of results.filter((r) => r.policy === 'reposhapley')) {
+    const without = done.get(need.taskId);
+    if (!without || need.outcome !== 'ok' || without.outcome !== 'ok') continue;
+    const p = need.trace?.needProbability;
+    if (need.trace?.decision !== 'need' || p === undefined) {
+      throw new Error(`${need.taskId}: reposhapley did not take the NEED branch; rerun the bench with --need-threshold 0`);
+    }
+    tasks.push({ needProbability: p, done: without.scores, need: need.scores });
+  }
+  return tasks;
+}
+
+const row = (p: SweepPoint) => `| ${p.threshold.toFixed(3)} | ${p.es.toFixed(2)} | ${p.em.toFixed(1)} | ${(100 * p.needRate).toFixed(0)} % |`;
+
+function main(): void {
+  const program = new Command('tuneThreshold')
+    .argument('<results>', 'results.json of a bench run on validation packages (policies none,reposhapley; --need-threshold 0)')
+    .option('--json', 'print the sweep as JSON')
+    .parse();
+  const results = (JSON.parse(readFileSync(program.args[0]!, 'utf8')) as { results: TaskResult[] }).results;
+  const { best, points } = sweepThresholds(pairedTasks(results));
+  if (program.opts<{ json?: boolean }>().json) {
+    process.stdout.write(`${JSON.stringify({ best, points })}\n`);
+    return;
+  }
+  // The full sweep has a point per task; show a readable grid plus the best.
+  const grid = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((t) => points.reduce((a, b) => (Math.abs(b.threshold - t) < Math.abs(a.threshold - t) ? b : a)));
+  process.stdout.write(['| t_c | ES | EM % | NEED |', '|---|---|---|---|', ...grid.map(row), '', `best: ${row(best)}`,
+    `export with: --need-threshold ${best.threshold.toFixed(4)}`, ''].join('\n'));
+}
+
+main();
