@@ -34,7 +34,7 @@ export interface CompletionSettings {
    * recorded t_c (tuned on validation packages), else {@link FALLBACK_NEED_THRESHOLD}.
    */
   needThreshold: number | null;
-  /** CPU threads for the model; 0 means half the machine's cores, at least one. */
+  /** CPU threads for the model; 0 means half the machine's cores, at least one; never more than the cores. */
   threads: number;
   /** Layers offloaded to a GPU: 'auto' lets llama.cpp decide, a number pins it, 0 is CPU only. */
   gpuLayers: 'auto' | number;

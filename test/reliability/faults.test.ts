@@ -1,14 +1,16 @@
 /**
  * Faults while serving: the model file deleted or truncated in place, the client vanishing
- * (stdin closed, stdout gone) at any moment, and a crash (SIGKILL) followed by a restart.
+ * (stdin closed, stdout gone, its process gone) at any moment, an editor process the server may
+ * not signal (another user), and a crash (SIGKILL) followed by a restart.
  * The server is the built one over stdio, with the tiny generated GGUF as its model.
  */
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createTempWorkspace, tinyModelSettings, type TempWorkspace } from './fixtureWorkspace.js';
 import { RawLspClient } from './rawLspClient.js';
-import { complete, shownMessages, startSession, touch } from './serverSession.js';
+import { complete, shownMessages, startSession, touch, unprivileged } from './serverSession.js';
 
 let workspace: TempWorkspace;
 const clients: RawLspClient[] = [];
@@ -90,6 +92,27 @@ describe('the client vanishing', () => {
     }
     const exit = await client.closeStdin(10_000);
     expect(exit).toEqual({ code: 0, signal: null });
+  });
+
+  test('the editor process named in initialize ends (stdin left open): the server exits with 0', async () => {
+    const editor = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => editor.once('exit', resolve));
+    const client = RawLspClient.server();
+    clients.push(client);
+    await client.initialize(undefined, { enabled: false }, 60_000, editor.pid!);
+    const exit = await client.within('exit after the editor process ended', client.exited, 15_000);
+    expect(exit).toEqual({ code: 0, signal: null });
+  });
+
+  test.skipIf(unprivileged().length === 0)('an editor process of another user (kill says EPERM) is alive: the server keeps serving', async () => {
+    const client = RawLspClient.server({ wrapper: unprivileged() }); // as nobody, the editor (this process) as root
+    clients.push(client);
+    await client.initialize(undefined, { enabled: false }, 60_000, process.pid);
+    // vscode-languageserver's watchdog checked every 3 s and exited with 1 at the first check.
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+    const { answer } = client.request('reposhapley/completionTrace', {});
+    expect((await client.within('a request after the watchdog checks', answer)).error).toBeUndefined();
+    expect(client.alive).toBe(true);
   });
 
   test('stdout closed by the client: the server notices at its next write and exits with 0', async () => {

@@ -157,8 +157,8 @@ export class RawLspClient {
 
   /**
    * `initialize` + `initialized` for workspace folders (one, several or none). `processId` is this
-   * process unless given: vscode-languageserver ends the server when `kill(processId, 0)` fails,
-   * which it also does (EPERM) when the server runs as another user, so such runs pass null.
+   * process unless given: the server exits when no process has that id any more (a process of
+   * another user, EPERM for the server, counts as alive).
    */
   async initialize(
     workspace: string | readonly string[] | undefined, initializationOptions?: unknown, timeoutMs = 60_000, processId: number | null = process.pid,

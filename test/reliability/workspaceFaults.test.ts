@@ -144,7 +144,7 @@ test('the server indexes 600 files while 200 are deleted, renamed or made unread
   clients.push(client);
   const settings = tinyModelSettings(workspace.modelPath, { policy: 'full' });
   client.configuration = settings;
-  await client.initialize(workspace.root, settings, 60_000, wrapper.length > 0 ? null : process.pid);
+  await client.initialize(workspace.root, settings);
   await client.waitFor('indexing to start', () => client.statusStates().includes('indexing'));
   mutateMidIndex(count);
   await client.waitIndexed();

@@ -1,10 +1,12 @@
 /**
  * `reposhapley serve --stdio`: the language server over stdin/stdout. Ends with code 0 when
- * the client vanishes (stdin closes); `exit` after `shutdown` also ends with 0 (LSP).
+ * the client vanishes (stdin closes, or the editor process named in `initialize` no longer
+ * exists); `exit` after `shutdown` also ends with 0 (LSP).
  */
 import { format } from 'node:util';
 import { createConnection, ProposedFeatures, StreamMessageWriter } from 'vscode-languageserver/node';
 import { ResilientMessageReader } from '../lsp/messageReader.js';
+import { watchParentProcess, withoutParentProcessId } from '../lsp/parentWatchdog.js';
 import { startLspServer, type EngineFactory } from '../lsp/server.js';
 import { disposeSession } from '../lsp/shutdown.js';
 import type { ServerState } from '../lsp/state.js';
@@ -18,7 +20,11 @@ export function runServe(createEngine: EngineFactory, logger: Logger): ServerSta
   keepStdoutForProtocol();
   const reader = new ResilientMessageReader(process.stdin);
   reader.onError((error) => logger.warn(`protocol: ${error.message}`));
-  const connection = createConnection(ProposedFeatures.all, reader, new StreamMessageWriter(process.stdout));
+  // vscode-languageserver's own watchdog on the editor process exits also on EPERM; ours does not.
+  const watchEditor = watchFirstEditor((pid) => void endWhenClientGone(state, logger, `editor process ${pid} gone`));
+  const connection = createConnection(
+    ProposedFeatures.all, withoutParentProcessId(reader, watchEditor), new StreamMessageWriter(process.stdout),
+  );
   const state = startLspServer(connection, createEngine, logger);
   const onClientGone = (why: string) => () => void endWhenClientGone(state, logger, why);
   process.stdin.once('end', onClientGone('stdin ended'));
@@ -27,6 +33,16 @@ export function runServe(createEngine: EngineFactory, logger: Logger): ServerSta
   process.on('unhandledRejection', (reason) => logger.error(`unhandled rejection: ${format(reason)}`));
   logger.info(`serving on stdio (pid ${process.pid})`);
   return state;
+}
+
+/** Watches the editor process the first `initialize` names; calls `onGone` when it no longer exists. */
+function watchFirstEditor(onGone: (pid: number) => void): (pid: number) => void {
+  let watching = false;
+  return (pid) => {
+    if (watching) return;
+    watching = true;
+    watchParentProcess(pid, () => onGone(pid));
+  };
 }
 
 let ending = false;

@@ -1,7 +1,8 @@
 /**
  * The real CompletionEngine: workspace index + lexical index + retriever + model manager +
  * pipeline. One completion runs the model at a time (2 cores; a KV cache per session); a request
- * aborted while it waits never reaches the model.
+ * aborted while it waits never reaches the model. The same lock keeps a model that a settings
+ * change replaced alive until the completion using it is done.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -34,6 +35,12 @@ export interface EngineOptions {
 
 const TRACES_KEPT = 200;
 
+/** A model taken for one completion, with the model lock held until `release`. */
+type AcquiredModel =
+  | { kind: 'ok'; model: CompletionModel; release: () => void }
+  | { kind: 'no-model'; message: string }
+  | { kind: 'cancelled' };
+
 export function createCompletionEngine(options: EngineOptions): CompletionEngine {
   return new RepoShapleyEngine(options);
 }
@@ -58,6 +65,7 @@ class RepoShapleyEngine implements CompletionEngine {
   private readonly sessions = new WeakMap<CompletionModel, Promise<ModelSession>>();
   private readonly tokenizers = new WeakMap<CompletionModel, LineTokenizer>();
   private latestTraceId?: string;
+  private disposed = false;
 
   constructor(options: EngineOptions) {
     this.logger = options.logger;
@@ -68,7 +76,7 @@ class RepoShapleyEngine implements CompletionEngine {
     this.lexical = new LexicalIndex(this.index);
     this.index.onDidChange((changes) => this.lexical.applyChanges(changes));
     this.retriever = new Retriever(this.index, this.lexical);
-    this.models = new ModelManager(options.modelLoader ?? loadWithLlama, options.logger);
+    this.models = new ModelManager(options.modelLoader ?? loadWithLlama, options.logger, { lock: this.modelLock });
   }
 
   get indexVersion(): number {
@@ -126,21 +134,35 @@ class RepoShapleyEngine implements CompletionEngine {
     if (!this.settings.enabled) return { kind: 'disabled' };
     const document = this.documents.get(request.uri);
     if (!document) return { kind: 'unknown-document', message: `${request.uri} is not open` };
-    const state = await this.models.get(this.settings);
-    if (state.kind === 'no-model') {
-      this.notify({ severity: 'error', message: state.message, status: 'no-model' });
-      return { kind: 'no-model', message: state.message };
-    }
-    const release = await this.modelLock.acquire(signal);
-    if (!release) return { kind: 'cancelled' };
+    const acquired = await this.acquireModel(signal);
+    if (acquired.kind !== 'ok') return acquired;
     try {
-      return await this.completeWithModel(request, document.text, state.model, signal);
+      return await this.completeWithModel(request, document.text, acquired.model, signal);
     } catch (error) {
       // An abort mid-decision surfaces as the signal's reason: a cancellation, not a failure.
       if (signal.aborted) return { kind: 'cancelled' };
       this.logger.error(`completion failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
       return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
     } finally {
+      acquired.release();
+    }
+  }
+
+  /**
+   * The current model with the model lock held. A model replaced (a settings change) while this
+   * request waited for the lock is about to be disposed, so the request takes its replacement.
+   */
+  private async acquireModel(signal: AbortSignal): Promise<AcquiredModel> {
+    for (;;) {
+      if (this.disposed) return { kind: 'cancelled' };
+      const state = await this.models.get(this.settings);
+      if (state.kind === 'no-model') {
+        this.notify({ severity: 'error', message: state.message, status: 'no-model' });
+        return state;
+      }
+      const release = await this.modelLock.acquire(signal);
+      if (!release) return { kind: 'cancelled' };
+      if (this.models.isCurrent(state.model)) return { kind: 'ok', model: state.model, release };
       release();
     }
   }
@@ -171,6 +193,7 @@ class RepoShapleyEngine implements CompletionEngine {
   }
 
   async dispose(): Promise<void> {
+    this.disposed = true;
     await this.models.dispose();
     this.index.dispose();
   }

@@ -152,7 +152,7 @@ export interface CompletionModel {
 /** Options for loading a model. */
 export interface LoadModelOptions {
   path: string;
-  /** CPU threads; 0 = half the machine's cores, at least one (llama/llamaRuntime.ts). */
+  /** CPU threads, at most the machine's cores; 0 = half of them, at least one (llama/llamaRuntime.ts). */
   threads: number;
   gpuLayers: 'auto' | number;
   contextSize?: number;

@@ -135,6 +135,20 @@ describe('loading and ModelInfo', () => {
     }
   });
 
+  test('threads far above the cores are clamped to the cores, with a warning saying what was asked and used', async () => {
+    const own = createMemoryLogger();
+    const cores = os.availableParallelism();
+    const result = await loadLlamaModel({ path: tiny.path, threads: 256, gpuLayers: 0 }, own);
+    if (result.kind !== 'ok') throw new Error(result.message);
+    try {
+      expect(result.model.info.threads).toBe(cores);
+      const warnings = own.lines.filter((line) => line.startsWith('[warn] threads'));
+      expect(warnings).toEqual([expect.stringContaining(`threads 256 asked for, ${cores} used`)]);
+    } finally {
+      await result.model.dispose();
+    }
+  });
+
   test('nothing was written to stdout or the console; llama.cpp logs went to the logger', () => {
     expect(stdoutWrites).toEqual([]);
     expect(consoleCalls).toEqual([]);

@@ -20,16 +20,14 @@ export interface RuntimeLease {
  * The shared runtime, created on first use: prebuilt binaries only (`build: 'never'`, so a
  * missing binary fails fast instead of compiling llama.cpp), GPU when one is usable, and a
  * thread cap of the machine's parallelism (node-llama-cpp's default of at least 4 threads
- * made generation 100x slower on 2 cores).
+ * made generation 100x slower on 2 cores). Contexts never ask for more (`resolveThreads`).
  */
-export async function acquireRuntime(logger: Logger, threads: number): Promise<RuntimeLease> {
+export async function acquireRuntime(logger: Logger): Promise<RuntimeLease> {
   runtime ??= createRuntime().catch((error: unknown) => {
     runtime = undefined; // let a later load retry
     throw error;
   });
   const llama = await runtime;
-  // The cap bounds all contexts together; an explicit larger setting is the user's call.
-  if (llama.maxThreads !== 0 && threads > llama.maxThreads) llama.maxThreads = threads;
   logSinks.add(logger);
   return { llama, release: () => logSinks.delete(logger) };
 }
@@ -55,9 +53,13 @@ function routeLog(level: LlamaLogLevel, message: string): void {
   }
 }
 
-/** Threads for a context: the configured count, or the machine's parallelism for 0. */
-export function resolveThreads(configured: number): number {
-  return configured > 0 ? Math.floor(configured) : defaultThreads();
+/**
+ * Threads for a context: the configured count, at most the machine's cores, or
+ * {@link defaultThreads} for 0. More threads than cores never helps and badly hurts: llama.cpp's
+ * threads spin for cores they cannot get (threads=157 on 2 cores: > 10 s per completion).
+ */
+export function resolveThreads(configured: number, cores = os.availableParallelism()): number {
+  return configured > 0 ? Math.min(Math.floor(configured), cores) : defaultThreads(cores);
 }
 
 /**
@@ -66,6 +68,6 @@ export function resolveThreads(configured: number): number {
  * a training job) stalls them all: measured here on 2 cores under load, 64 tokens took 16.1 s
  * with 2 threads and 80 ms with 1 (docs/benchmarks.md). An editor service leaves room.
  */
-export function defaultThreads(): number {
-  return Math.max(1, Math.floor(os.availableParallelism() / 2));
+export function defaultThreads(cores = os.availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / 2));
 }

@@ -39,9 +39,13 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger):
   const checked = await validateModelFile(options.path);
   if (checked.kind !== 'ok') return checked;
   const threads = resolveThreads(options.threads);
+  if (threads < options.threads) {
+    logger.warn(`threads ${options.threads} asked for, ${threads} used: this machine has ${threads} cores, ` +
+      'and llama.cpp threads beyond them spin for cores they cannot get (seconds per completion)');
+  }
   let lease: RuntimeLease | undefined;
   try {
-    lease = await acquireRuntime(logger, threads);
+    lease = await acquireRuntime(logger);
     const useMmap = statSync(options.path).size > MMAP_ABOVE_BYTES;
     const model = await lease.llama.loadModel({ modelPath: options.path, gpuLayers: options.gpuLayers, useMmap });
     const contextSize = options.contextSize && options.contextSize > 0

@@ -1,0 +1,89 @@
+/** ModelManager orchestration with a fake loader: retrying failed loads, retiring replaced models. */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import type { CompletionModel, ModelInfo } from '../model/completionModel.js';
+import { silentLogger } from '../util/logger.js';
+import { Mutex } from '../util/mutex.js';
+import { ModelManager, RETRY_CHECK_MS, type ModelLoader } from './modelManager.js';
+import { settingsFrom } from './settings.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'model-manager-test-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function settings(modelPath: string, threads = 0) {
+  return settingsFrom({ modelPath, threads });
+}
+
+/** A model that only records its disposal. */
+function fakeModel(file: string): CompletionModel & { disposed: boolean } {
+  return {
+    info: { path: file, threads: 1, gpuLayers: 0, hasControlTokens: false } as ModelInfo,
+    disposed: false,
+    tokenize: () => [],
+    detokenize: () => '',
+    createSession: () => Promise.reject(new Error('not used')),
+    async dispose() {
+      this.disposed = true;
+    },
+  };
+}
+
+/** Loads whatever exists at the path (any bytes); counts its calls. */
+function fileLoader(): ModelLoader & { calls: number } {
+  const loader = Object.assign(async (options: { path: string }) => {
+    loader.calls++;
+    if (!existsSync(options.path)) return { kind: 'missing' as const, message: `Model file not found: ${options.path}` };
+    return { kind: 'ok' as const, model: fakeModel(options.path) };
+  }, { calls: 0 });
+  return loader;
+}
+
+test('a failed load is tried again once its file changed, looked at no more than every RETRY_CHECK_MS', async () => {
+  let now = 1_000;
+  const loader = fileLoader();
+  const models = new ModelManager(loader, silentLogger, { lock: new Mutex(), now: () => now });
+  const file = path.join(dir, 'model.gguf');
+  const current = settings(file);
+
+  expect((await models.get(current)).kind).toBe('no-model');
+  now += RETRY_CHECK_MS;
+  expect((await models.get(current)).kind).toBe('no-model'); // unchanged: no new load
+  expect(loader.calls).toBe(1);
+
+  writeFileSync(file, 'model bytes');
+  now += RETRY_CHECK_MS / 2;
+  expect((await models.get(current)).kind).toBe('no-model'); // changed, but looked at too recently
+  expect(loader.calls).toBe(1);
+  now += RETRY_CHECK_MS;
+  expect((await models.get(current)).kind).toBe('ok');
+  expect(loader.calls).toBe(2);
+  now += 10 * RETRY_CHECK_MS;
+  expect((await models.get(current)).kind).toBe('ok'); // a loaded model is never reloaded by the check
+  expect(loader.calls).toBe(2);
+});
+
+test('a replaced model leaves service at once and is disposed only when the model lock is free', async () => {
+  const lock = new Mutex();
+  const models = new ModelManager(fileLoader(), silentLogger, { lock });
+  const file = path.join(dir, 'model.gguf');
+  writeFileSync(file, 'model bytes');
+  const first = await models.get(settings(file, 1));
+  if (first.kind !== 'ok') throw new Error('expected a model');
+  const old = first.model as ReturnType<typeof fakeModel>;
+
+  const release = await lock.acquire(); // a completion is using the model
+  const next = models.get(settings(file, 2));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(models.isCurrent(old)).toBe(false);
+  expect(old.disposed).toBe(false);
+
+  release!();
+  const replaced = await next;
+  expect(old.disposed).toBe(true);
+  expect(replaced.kind === 'ok' && models.isCurrent(replaced.model)).toBe(true);
+});
