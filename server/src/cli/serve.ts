@@ -3,6 +3,7 @@
  * the client vanishes (stdin closes, or the editor process named in `initialize` no longer
  * exists); `exit` after `shutdown` also ends with 0 (LSP).
  */
+import { appendFileSync } from 'node:fs';
 import { format } from 'node:util';
 import { createConnection, ProposedFeatures, StreamMessageWriter } from 'vscode-languageserver/node';
 import { ResilientMessageReader } from '../lsp/messageReader.js';
@@ -32,7 +33,25 @@ export function runServe(createEngine: EngineFactory, logger: Logger): ServerSta
   process.stdout.on('error', onClientGone('stdout failed'));
   process.on('unhandledRejection', (reason) => logger.error(`unhandled rejection: ${format(reason)}`));
   logger.info(`serving on stdio (pid ${process.pid})`);
+  logMemoryWhenAsked(process.env.REPOSHAPLEY_MEMORY_LOG);
   return state;
+}
+
+/**
+ * With REPOSHAPLEY_MEMORY_LOG=FILE, appends `process.memoryUsage()` as a JSON line every 5 s:
+ * the soak benchmark uses it to tell V8's heap from tree-sitter's and llama.cpp's memory.
+ */
+function logMemoryWhenAsked(file: string | undefined): void {
+  if (!file) return;
+  const sample = () => {
+    try {
+      appendFileSync(file, `${JSON.stringify({ time: Date.now(), ...process.memoryUsage() })}\n`);
+    } catch {
+      // A diagnostic must never take the server down.
+    }
+  };
+  sample();
+  setInterval(sample, 5_000).unref();
 }
 
 /** Watches the editor process the first `initialize` names; calls `onGone` when it no longer exists. */
