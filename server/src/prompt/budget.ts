@@ -30,21 +30,25 @@ export const MAX_PACKED_CHUNKS = 10;
 
 /** The last whole lines of `prefix` that fit `budget`; the cursor line is always kept (its tail, if alone too long). */
 export function fitPrefix(prefix: string, budget: number, tokenizer: LineTokenizer): TokenizedText {
-  const pieces = splitKeepingNewlines(prefix);
+  // Lines are taken from the cursor backwards, so a completion near the end of a long file
+  // touches only the lines that fit, not every line above it.
   const kept: number[][] = [];
   let used = 0;
-  let first = pieces.length;
-  for (let i = pieces.length - 1; i >= 0; i--) {
-    const ids = tokenizer.piece(pieces[i]!);
+  let end = prefix.length;
+  while (end > 0) {
+    // The line ending at `end` starts after the previous '\n' (its own '\n' is at end - 1).
+    const start = end >= 2 ? prefix.lastIndexOf('\n', end - 2) + 1 : 0;
+    const piece = prefix.slice(start, end);
+    const ids = tokenizer.piece(piece);
     if (used + ids.length > budget) {
-      if (i === pieces.length - 1) return tailOfLine(pieces[i]!, budget, tokenizer);
+      if (end === prefix.length) return tailOfLine(piece, budget, tokenizer);
       break;
     }
-    kept.unshift(ids);
+    kept.push(ids);
     used += ids.length;
-    first = i;
+    end = start;
   }
-  return { text: pieces.slice(first).join(''), ids: kept.flat() };
+  return { text: prefix.slice(end), ids: kept.reverse().flat() };
 }
 
 /** The first whole lines of `suffix` that fit `budget`. */

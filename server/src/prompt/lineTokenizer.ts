@@ -12,7 +12,12 @@ export interface Tokenizer {
   tokenize(text: string): number[];
 }
 
-const DEFAULT_CACHED_LINES = 50_000;
+/**
+ * A prompt has a few hundred distinct lines (prefix, suffix, ten chunk windows); keeping the
+ * lines of the last few dozen prompts is what KV-cache reuse needs. A larger cache churned by
+ * eviction fragments the server's old-generation heap (docs/reliability.md).
+ */
+const DEFAULT_CACHED_LINES = 8_192;
 
 export class LineTokenizer {
   private readonly cache: LRUCache<string, number[]>;
