@@ -12,7 +12,7 @@
  * See docs/model-pipeline.md for the format.
  */
 import { Command } from 'commander';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
@@ -21,10 +21,12 @@ import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir, type CorpusPackage } from '../corpus/corpusReader.js';
 import { isValidationPackage, VALIDATION_PACKAGES } from '../corpus/splits.js';
 import { openRepository } from './repositoryTools.js';
-import { ShardWriter, writeIndex } from './shards.js';
+import { seededRandom } from './random.js';
+import { selectReplay, type ShardIndex } from './replay.js';
+import { ShardWriter, writeIndex, type BorrowedShards } from './shards.js';
 import { openVocabTokenizer } from './vocabTokenizer.js';
 import { drawTargets, type TargetKind } from './targets.js';
-import { lmWindows, targetSequences, type PromptSettings } from './trainingSequences.js';
+import { lmWindows, targetSequences, type PromptSettings, type SequenceFormat } from './trainingSequences.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -37,6 +39,10 @@ interface Options {
   targetsPerPackage: number;
   mix: string;
   only?: string;
+  formats: string;
+  replayFrom?: string;
+  replay: number;
+  seed: string;
 }
 
 async function main(): Promise<void> {
@@ -49,6 +55,10 @@ async function main(): Promise<void> {
     .option('--targets-per-package <n>', 'completion targets per repository (each gives a fim and a rag sequence)', (v) => Number(v), 60)
     .option('--mix <spec>', 'share of target kinds', 'line=0.4,api=0.3,block=0.3')
     .option('--only <names>', 'comma-separated packages (smoke runs)')
+    .option('--formats <list>', 'sequence formats to build: lm,fim,rag (a targeted fine-tuning set leaves out lm)', 'lm,fim,rag')
+    .option('--replay-from <index>', 'another shard index whose train sequences are listed (not copied) for replay')
+    .option('--replay <ratio>', 'replayed tokens per built train token (with --replay-from)', (v) => Number(v), 1)
+    .option('--seed <text>', 'target sampling seed (a different seed draws different targets)', '')
     .parse()
     .opts<Options>();
   const started = Date.now();
@@ -58,6 +68,7 @@ async function main(): Promise<void> {
   const settings = DEFAULT_SETTINGS;
   const prompt: PromptSettings = { contextSize: options.context, settings, special: vocab.special };
   const mix = parseMix(options.mix);
+  const formats = parseFormats(options.formats);
 
   const corpus = await Corpus.open(options.manifest, options.corpus);
   const only = options.only ? new Set(options.only.split(',')) : undefined;
@@ -69,15 +80,17 @@ async function main(): Promise<void> {
     for (const pkg of corpus.packages) {
       if (only && !only.has(pkg.name)) continue;
       const writer = isValidationPackage(pkg.name) ? writers.val : writers.train;
-      const stats = await buildPackage(corpus, pkg, writer, tokenizer, prompt, options, mix);
+      const stats = await buildPackage(corpus, pkg, writer, tokenizer, prompt, options, mix, formats);
       log(`${pkg.name.padEnd(28)} lm ${String(stats.lm).padStart(5)}  fim ${String(stats.fim).padStart(4)}  rag ${String(stats.rag).padStart(4)}  (${stats.skipped} targets over maxTokens)`);
     }
     const summaries = [await writers.train.close(), await writers.val.close()];
+    const replay = options.replayFrom ? await replayFrom(options.replayFrom, options.out, options.replay * summaries[0]!.tokens) : undefined;
     await writeIndex(options.out, [writers.train, writers.val], summaries, {
       tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256: vocab.tokenizerSha256, vocabGguf: 'vocab.gguf', contextSize: options.context,
       special: vocab.special, settings: { budgets: settings.budgets, maxTokens: settings.maxTokens, topK: settings.topK, windowLines: settings.windowLines, windowStride: settings.windowStride },
-      targetsPerPackage: options.targetsPerPackage, mix, validationPackages: VALIDATION_PACKAGES,
-    });
+      targetsPerPackage: options.targetsPerPackage, mix, validationPackages: VALIDATION_PACKAGES, formats: [...formats], seed: options.seed,
+      replay: replay ? { from: options.replayFrom, ratio: options.replay, sequences: replay.rows.length } : undefined,
+    }, replay);
     for (const summary of summaries) {
       log(`${summary.split}: ${summary.sequences} sequences, ${summary.tokens} tokens ${JSON.stringify(summary.tokensByFormat)}; supervised ${JSON.stringify(summary.supervisedTokensByFormat)}`);
     }
@@ -89,18 +102,19 @@ async function main(): Promise<void> {
 
 async function buildPackage(
   corpus: Corpus, pkg: CorpusPackage, writer: ShardWriter, tokenizer: LineTokenizer, prompt: PromptSettings,
-  options: Options, mix: Record<TargetKind, number>,
+  options: Options, mix: Record<TargetKind, number>, formats: ReadonlySet<SequenceFormat>,
 ): Promise<{ lm: number; fim: number; rag: number; skipped: number }> {
   const root = path.join(corpus.dir, pkg.name);
   const texts = await Promise.all(pkg.files.map(async (row) => ({ path: row.path, text: await corpus.readText(row) })));
   const stats = { lm: 0, fim: 0, rag: 0, skipped: 0 };
-  for (const window of lmWindows(texts, tokenizer, prompt.special.endOfText!, prompt.contextSize)) {
+  const windows = formats.has('lm') ? lmWindows(texts, tokenizer, prompt.special.endOfText!, prompt.contextSize) : [];
+  for (const window of windows) {
     await writer.add(window, { package: pkg.name, path: window.path, kind: '' });
     stats.lm++;
   }
   const repo = await openRepository(root, prompt.settings as typeof DEFAULT_SETTINGS, tokenizer);
   try {
-    const drawn = drawTargets(repo.index, pkg.name, options.targetsPerPackage, mix);
+    const drawn = drawTargets(repo.index, options.seed ? `${options.seed}:${pkg.name}` : pkg.name, options.targetsPerPackage, mix);
     for (const kind of Object.keys(drawn) as TargetKind[]) {
       const wanted = Math.round(options.targetsPerPackage * mix[kind]);
       let made = 0;
@@ -110,9 +124,11 @@ async function buildPackage(
         const built = await targetSequences(repo, prompt, file.absPath, file.text, target);
         if (!built) { stats.skipped++; continue; }
         made++;
-        await writer.add(built.fim, { package: pkg.name, path: target.relPath, kind });
-        stats.fim++;
-        if (built.rag) {
+        if (formats.has('fim')) {
+          await writer.add(built.fim, { package: pkg.name, path: target.relPath, kind });
+          stats.fim++;
+        }
+        if (built.rag && formats.has('rag')) {
           await writer.add(built.rag, { package: pkg.name, path: target.relPath, kind });
           stats.rag++;
         }
@@ -122,6 +138,18 @@ async function buildPackage(
     repo.dispose();
   }
   return stats;
+}
+
+function parseFormats(spec: string): Set<SequenceFormat> {
+  const formats = new Set(spec.split(',').map((f) => f.trim()));
+  for (const format of formats) if (!['lm', 'fim', 'rag'].includes(format)) throw new Error(`unknown format ${JSON.stringify(format)} in --formats`);
+  return formats as Set<SequenceFormat>;
+}
+
+/** Train sequences of another index, borrowed for replay (replay.ts). */
+async function replayFrom(indexPath: string, out: string, tokens: number): Promise<BorrowedShards> {
+  const base = JSON.parse(await readFile(indexPath, 'utf8')) as ShardIndex;
+  return selectReplay(base, path.dirname(indexPath), out, Math.round(tokens), seededRandom(`replay:${indexPath}`));
 }
 
 function parseMix(spec: string): Record<TargetKind, number> {
