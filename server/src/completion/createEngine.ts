@@ -35,6 +35,12 @@ export interface EngineOptions {
 
 const TRACES_KEPT = 200;
 
+/**
+ * How stale an edited buffer's index entry may get while the user types: re-indexing a large
+ * file on every keystroke made most of the server's garbage (docs/reliability.md, memory).
+ */
+const BUFFER_INDEX_DELAY_MS = 300;
+
 /** A model taken for one completion, with the model lock held until `release`. */
 type AcquiredModel =
   | { kind: 'ok'; model: CompletionModel; release: () => void }
@@ -72,6 +78,7 @@ class RepoShapleyEngine implements CompletionEngine {
     this.settings = settingsFrom(options.settings);
     this.index = new WorkspaceIndex({
       logger: options.logger, windowLines: this.settings.windowLines, windowStride: this.settings.windowStride,
+      bufferIndexDelayMs: BUFFER_INDEX_DELAY_MS,
     });
     this.lexical = new LexicalIndex(this.index);
     this.index.onDidChange((changes) => this.lexical.applyChanges(changes));
@@ -171,6 +178,9 @@ class RepoShapleyEngine implements CompletionEngine {
     request: CompletionRequest, text: string, model: CompletionModel, signal: AbortSignal,
   ): Promise<CompletionOutcome> {
     const absPath = uriToPath(request.uri);
+    // Retrieval reads the other open documents as they are now; this one's own entry may lag a
+    // few keystrokes (its text, the prompt's prefix and suffix, is always current).
+    this.index.flushBufferEdits(absPath);
     const output = await runPipeline({
       uri: request.uri, text, relPath: absPath ? this.index.relPathOf(absPath) : undefined,
       position: { line: request.line, character: request.character }, mode: request.mode,

@@ -30,6 +30,8 @@ export interface BufferOverlayDeps {
 /** The open documents and their entries in the index. */
 export class BufferOverlay {
   private readonly documents = new DocumentBuffers();
+  /** Buffers edited since they were last indexed (deferred edits, see {@link edit}). */
+  private readonly stale = new Set<OpenDocument>();
 
   constructor(private readonly deps: BufferOverlayDeps) {}
 
@@ -52,16 +54,43 @@ export class BufferOverlay {
     return this.index(doc);
   }
 
-  edit(path: string, edits: readonly DocumentEdit[]): DocumentResult {
+  /**
+   * Apply edits to the buffer (and its tree). With `defer`, the index entry is rebuilt later,
+   * by {@link flush}: typing fast in a large file then re-indexes it a few times a second, not
+   * on every keystroke.
+   */
+  edit(path: string, edits: readonly DocumentEdit[], defer = false): DocumentResult {
     const doc = this.documents.get(path);
     if (!doc) return { kind: 'not-open' };
     this.documents.applyEdits(doc, edits);
+    if (defer && doc.location) {
+      this.stale.add(doc);
+      return { kind: 'deferred' };
+    }
     return this.index(doc);
+  }
+
+  /** Index the buffers with deferred edits, except the one at `exceptPath`; true if any was. */
+  flush(exceptPath?: string): boolean {
+    let indexed = false;
+    for (const doc of [...this.stale]) {
+      if (doc.path === exceptPath) continue;
+      this.index(doc);
+      indexed = true;
+    }
+    return indexed;
+  }
+
+  /** Whether some buffer has edits its index entry does not reflect yet. */
+  get hasStale(): boolean {
+    return this.stale.size > 0;
   }
 
   /** Forget the buffer; its index entry stays until the caller reverts it to disk. */
   close(path: string): OpenDocument | undefined {
-    return this.documents.close(path);
+    const doc = this.documents.close(path);
+    if (doc) this.stale.delete(doc);
+    return doc;
   }
 
   /** Re-judge every buffer (the roots changed) and index or withdraw it. */
@@ -80,6 +109,7 @@ export class BufferOverlay {
   }
 
   dispose(): void {
+    this.stale.clear();
     this.documents.dispose();
   }
 
@@ -93,6 +123,7 @@ export class BufferOverlay {
 
   /** Index a buffer, or withdraw it together with the disk content it replaces. */
   private index(doc: OpenDocument): DocumentResult {
+    this.stale.delete(doc);
     const { store } = this.deps;
     const location = doc.location;
     if (!location) {

@@ -19,6 +19,12 @@ export interface WorkspaceIndexOptions extends Partial<ChunkOptions> {
   fs?: DiscoveryFs;
   /** Files indexed between yields to the event loop in indexRoots, so an LSP server stays responsive. */
   yieldEvery?: number;
+  /**
+   * Re-index an edited buffer at most this often (ms) instead of on every edit; 0 (the default)
+   * indexes at once. The server uses a few hundred ms: completions never wait for it (see
+   * WorkspaceIndex.flushBufferEdits), and a large file typed in fast makes far less garbage.
+   */
+  bufferIndexDelayMs?: number;
 }
 
 /** Progress of indexRoots (the shape of completion/engine.ts's IndexProgress). */
@@ -54,6 +60,8 @@ export type DocumentResult =
   | { kind: 'held'; reason: SkipReason; detail: string }
   /** Accepted; it is indexed as soon as the parser has loaded (only before `ready()` resolves). */
   | { kind: 'pending' }
+  /** Edited; the index entry follows within `bufferIndexDelayMs` or at the next flush. */
+  | { kind: 'deferred' }
   | { kind: 'not-open' };
 
 /** Sizes of the index, for status and benchmarks (spreads into completion's IndexStats). */

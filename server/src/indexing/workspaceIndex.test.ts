@@ -291,3 +291,55 @@ describe('disk updates and whole-workspace indexing', () => {
     expect(index.chunkText(file.structural[0]!)).toBe('def f():\n    return 1');
   });
 });
+
+describe('deferred buffer indexing (bufferIndexDelayMs)', () => {
+  let lazy: WorkspaceIndex;
+  beforeEach(async () => {
+    lazy = await WorkspaceIndex.create({ bufferIndexDelayMs: 40 });
+  });
+  afterEach(() => lazy.dispose());
+
+  test('edits reach the index within the delay, and continuous edits cannot postpone it', async () => {
+    const file = await put('typed.py', 'a = 1\n');
+    await lazy.indexRoots([root]);
+    lazy.openDocument(file, 'a = 1\n');
+    const started = Date.now();
+    let typed = 'a = 1\n';
+    // Keep typing faster than the delay for three delays: the index must still follow.
+    while (Date.now() - started < 120) {
+      typed += 'x';
+      expect(lazy.applyDocumentEdits(file, [{ text: typed }])).toEqual({ kind: 'deferred' });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const indexedText = lazy.file('typed.py')!.text;
+    expect(indexedText).not.toBe('a = 1\n');
+    expect(typed.startsWith(indexedText)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(lazy.file('typed.py')!.text).toBe(typed);
+  });
+
+  test('a flush indexes every deferred buffer but the one excepted', async () => {
+    const one = await put('one.py', 'ONE = 1\n');
+    const two = await put('two.py', 'TWO = 2\n');
+    await lazy.indexRoots([root]);
+    lazy.openDocument(one, 'ONE = 1\n');
+    lazy.openDocument(two, 'TWO = 2\n');
+    lazy.applyDocumentEdits(one, [{ text: 'ONE_EDITED = 1\n' }]);
+    lazy.applyDocumentEdits(two, [{ text: 'TWO_EDITED = 2\n' }]);
+    lazy.flushBufferEdits(one);
+    expect(lazy.file('two.py')!.text).toBe('TWO_EDITED = 2\n');
+    expect(lazy.file('one.py')!.text).toBe('ONE = 1\n');
+    lazy.flushBufferEdits();
+    expect(lazy.file('one.py')!.text).toBe('ONE_EDITED = 1\n');
+  });
+
+  test('closing a buffer with deferred edits reverts to the disk file, not to the edits', async () => {
+    const file = await put('closed.py', 'DISK = 1\n');
+    await lazy.indexRoots([root]);
+    lazy.openDocument(file, 'DISK = 1\n');
+    lazy.applyDocumentEdits(file, [{ text: 'BUFFER = 1\n' }]);
+    await lazy.closeDocument(file);
+    lazy.flushBufferEdits();
+    expect(lazy.file('closed.py')!.text).toBe('DISK = 1\n');
+  });
+});

@@ -36,6 +36,8 @@ export class WorkspaceIndex implements IndexView {
   private readonly fs: DiscoveryFs;
   private readonly limits: ContentLimits;
   private readonly yieldEvery: number;
+  private readonly bufferIndexDelayMs: number;
+  private bufferFlushTimer?: NodeJS.Timeout;
   private readonly reportedSkips = new Set<string>();
   /** Ticket of the disk read in flight per path: a read whose ticket is gone or replaced is stale. */
   private readonly tickets = new Map<string, number>();
@@ -62,6 +64,7 @@ export class WorkspaceIndex implements IndexView {
     this.fs = options.fs ?? nodeDiscoveryFs;
     this.limits = options.limits ?? DEFAULT_CONTENT_LIMITS;
     this.yieldEvery = Math.max(1, options.yieldEvery ?? 20);
+    this.bufferIndexDelayMs = Math.max(0, options.bufferIndexDelayMs ?? 0);
     this.store = new IndexStore(this.logger);
     this.buffers = new BufferOverlay({
       store: this.store, parser: () => this.parser, roots: () => this.roots,
@@ -184,9 +187,34 @@ export class WorkspaceIndex implements IndexView {
     return this.buffers.open(abs, text);
   }
 
-  /** Apply LSP incremental-sync edits in order and reindex incrementally (old tree reused). */
+  /**
+   * Apply LSP incremental-sync edits in order and reindex incrementally (old tree reused): at
+   * once, or with `bufferIndexDelayMs` within that delay (timed from the first unindexed edit,
+   * so continuous typing cannot postpone it forever).
+   */
   applyDocumentEdits(absPath: string, edits: readonly DocumentEdit[]): DocumentResult {
-    return this.buffers.edit(path.resolve(absPath), edits);
+    const defer = this.bufferIndexDelayMs > 0 && this.parser !== undefined;
+    const result = this.buffers.edit(path.resolve(absPath), edits, defer);
+    if (result.kind === 'deferred' && !this.bufferFlushTimer) {
+      this.bufferFlushTimer = setTimeout(() => this.flushBufferEdits(), this.bufferIndexDelayMs);
+      this.bufferFlushTimer.unref();
+    }
+    return result;
+  }
+
+  /**
+   * Index buffers whose edits were deferred now, except `exceptAbsPath`: a completion calls this
+   * for the other open documents (what retrieval reads from them must be current) and leaves its
+   * own document, whose index entry it does not need keystroke-fresh, to the timer.
+   */
+  flushBufferEdits(exceptAbsPath?: string): void {
+    const except = exceptAbsPath === undefined ? undefined : path.resolve(exceptAbsPath);
+    if (except === undefined) {
+      clearTimeout(this.bufferFlushTimer);
+      delete this.bufferFlushTimer;
+    }
+    if (this.disposed || !this.buffers.hasStale) return;
+    this.buffers.flush(except);
   }
 
   /** Close a document: the index reverts to the disk file, or drops it when it is gone or not indexable. */
@@ -230,6 +258,7 @@ export class WorkspaceIndex implements IndexView {
 
   /** Free parser and tree memory; the index is unusable afterwards. */
   dispose(): void {
+    clearTimeout(this.bufferFlushTimer);
     this.disposed = true;
     this.generation++;
     this.buffers.dispose();
