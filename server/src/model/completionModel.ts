@@ -61,6 +61,11 @@ export interface GenerationOptions {
   singleLine: boolean;
   /** Extra stop strings; generation ends before them. */
   stopStrings?: string[];
+  /**
+   * Logit penalty per earlier occurrence of a token among the completion's own last 64 tokens
+   * (greedy loops of small models); default the runtime's (llama: 0.3), 0 turns it off.
+   */
+  loopPenalty?: number;
 }
 
 /** Result of a generation. */

@@ -334,15 +334,25 @@ describe('generate', () => {
   });
 
   test('an abort stops generation promptly with the partial text', async () => {
+    // Precondition: a free run long enough to interrupt (the random model loops without the loop penalty).
     const tokens = model.tokenize('    return');
-    const full = await session.generate(tokens, { maxTokens: 300, singleLine: false });
-    expect(full.stoppedBy).toBe('max-tokens'); // precondition: a long run to interrupt
+    const options = { maxTokens: 300, singleLine: false, loopPenalty: 0 };
+    const full = await session.generate(tokens, options);
+    expect(full.stoppedBy).toBe('max-tokens');
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 1);
-    const aborted = await session.generate(tokens, { maxTokens: 300, singleLine: false }, controller.signal);
+    const aborted = await session.generate(tokens, options, controller.signal);
     expect(aborted.stoppedBy).toBe('aborted');
     expect(aborted.tokens.length).toBeLessThan(300);
     expect(full.text.startsWith(aborted.text)).toBe(true);
+  });
+
+  test('the loop penalty breaks a greedy loop that the plain greedy run repeats', async () => {
+    const tokens = model.tokenize('    return');
+    const plain = await session.generate(tokens, { maxTokens: 120, singleLine: false, loopPenalty: 0 });
+    const penalized = await session.generate(tokens, { maxTokens: 120, singleLine: false });
+    const mostRepeated = (ids: number[]) => Math.max(...[...new Set(ids)].map((id) => ids.filter((t) => t === id).length));
+    expect(mostRepeated(penalized.tokens)).toBeLessThan(mostRepeated(plain.tokens));
   });
 
   test('a request aborted while queued is answered at once and never runs', async () => {

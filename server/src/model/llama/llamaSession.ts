@@ -14,6 +14,7 @@ import type {
   ControlledEvaluateInputItem,
   LlamaContext,
   LlamaContextSequence,
+  LlamaContextSequenceRepeatPenalty,
   Token,
 } from 'node-llama-cpp';
 import {
@@ -197,14 +198,19 @@ export class LlamaSession implements ModelSession {
     return this.decodeGreedy(tokens, maxTokens, options, signal);
   }
 
-  /** Greedy decoding from the prompt's last token, applying the stop rules after each token. */
+  /**
+   * Greedy decoding from the prompt's last token, applying the stop rules after each token, with
+   * a penalty on tokens the completion itself keeps repeating ({@link loopPenalty}).
+   */
   private async decodeGreedy(
     prompt: number[], maxTokens: number, options: GenerationOptions, signal?: AbortSignal,
   ): Promise<GenerationResult> {
     const generated: number[] = [];
     const context = prompt.slice(-DETOKENIZE_CONTEXT);
     let stoppedBy: GenerationResult['stoppedBy'] = 'max-tokens';
-    const stream = this.sequence.evaluate([prompt[prompt.length - 1] as Token], { temperature: 0, yieldEogToken: true });
+    const stream = this.sequence.evaluate([prompt[prompt.length - 1] as Token], {
+      temperature: 0, yieldEogToken: true, repeatPenalty: loopPenalty(generated, options.loopPenalty ?? LOOP_FREQUENCY_PENALTY),
+    });
     for await (const token of stream) {
       if (this.hooks.isStopToken(token)) {
         stoppedBy = 'eos';
@@ -254,4 +260,17 @@ function probabilitiesOf(output: ControlledEvaluateIndexOutput | undefined): Map
   const probabilities = output?.next.probabilities;
   if (!probabilities) throw new Error('llama.cpp returned no probabilities for a requested position');
   return probabilities as Map<number, number>;
+}
+
+/**
+ * Small models decode greedily into loops (`"year", "year", "year", …`). Each time a token
+ * already occurs among the completion's last 64 tokens its logit drops by 0.3 per occurrence:
+ * a first repeat costs little, a tenth one 3 nats. Only generated tokens count, never the
+ * prompt's, so copying an identifier from the context or the retrieved chunks is not penalized.
+ */
+export const LOOP_FREQUENCY_PENALTY = 0.3;
+
+function loopPenalty(generated: readonly number[], frequencyPenalty: number): LlamaContextSequenceRepeatPenalty | undefined {
+  if (!(frequencyPenalty > 0)) return undefined;
+  return { punishTokens: () => generated.slice(-64) as Token[], penalty: 1, frequencyPenalty };
 }
