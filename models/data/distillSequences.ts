@@ -36,7 +36,11 @@ export interface DistillSequence {
  * - `delta` (Δ-only, CODEFILTER-like): keep every chunk that alone raises the likelihood of Y
  *   (Δ_i > 0); NEED when any does. No verification, no discards.
  * - `unverified` (without post-verification): keep the chunks with positive Shapley value of
- *   the surrogate game, NEED when any; the decoded pool is ignored.
+ *   the surrogate game, NEED when any; the decoded pool is ignored. Under the paper's surrogate
+ *   v(S) = σ(β·ΣΔ) − σ(0), every marginal contribution of chunk i has the sign of Δ_i, so this
+ *   keeps exactly the chunks `delta` keeps: without verification the Shapley game adds nothing
+ *   to the selection, which is the point of the paper's post-verification. Kept as its own
+ *   name because the paper's ablation table has both rows.
  */
 export type LabelSource = 'shapley' | 'delta' | 'unverified';
 export const LABEL_SOURCES: readonly LabelSource[] = ['shapley', 'delta', 'unverified'];

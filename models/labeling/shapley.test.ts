@@ -63,3 +63,12 @@ describe('exact Shapley', () => {
     expect(() => surrogateGame(new Array(17).fill(0), 1)).toThrow(RangeError);
   });
 });
+
+test('in the logistic surrogate game every Shapley value has the sign of its Δ (why verification matters)', () => {
+  const random = mulberry32(11);
+  for (let round = 0; round < 200; round++) {
+    const deltas = Array.from({ length: 1 + Math.floor(random() * 10) }, () => (random() < 0.2 ? 0 : random() * 2 - 1));
+    const phi = exactShapley(surrogateGame(deltas, 4));
+    phi.forEach((value, i) => expect(Math.sign(value)).toBe(Math.sign(deltas[i]!)));
+  }
+});
