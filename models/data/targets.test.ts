@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Definition, FileIndex, IndexView } from '../../server/src/indexing/types.js';
 import { seededRandom, sample } from './random.js';
-import { blockBodyEnd, findTargets, MAX_BLOCK_LINES } from './targets.js';
+import { blockBodyEnd, findTargets, MAX_BLOCK_LINES, linesInTripleQuotedStrings } from './targets.js';
 
 const SOURCE = [
   'from shop.cart import Cart',        // 0
@@ -72,4 +72,21 @@ test('seededRandom is reproducible and sample draws distinct items', () => {
   expect(sample([1, 2, 3, 4, 5, 6], 4, seededRandom('x'))).toEqual(a);
   expect(new Set(a).size).toBe(4);
   expect(sample([1, 2], 5, seededRandom('y')).sort()).toEqual([1, 2]);
+});
+
+test('lines of docstrings and other triple-quoted strings are found, comments and one-line quotes are not confused', () => {
+  const lines = [
+    'def f(x):',
+    '    """Summary line.',
+    '',
+    '    More text with a \'quote\', then the end."""',
+    '    y = "not a \'\'\' start"  # """ in a comment',
+    "    s = '''one-liner'''",
+    '    return x',
+    'DOC = r"""',
+    'raw \\""" still inside',
+    '"""',
+    'z = 1',
+  ];
+  expect(linesInTripleQuotedStrings(lines)).toEqual([false, true, true, true, false, true, false, true, true, true, false]);
 });

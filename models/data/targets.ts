@@ -34,6 +34,7 @@ export function findTargets(file: FileIndex, view: IndexView): Record<TargetKind
   const found: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
   if (file.text.includes('\r')) return found;
   const starts = lineStarts(file.lines);
+  const inString = linesInTripleQuotedStrings(file.lines);
   const make = (kind: TargetKind, line: number, character: number, endLine: number): Target => {
     const start = starts[line]! + character;
     const end = starts[endLine]! + file.lines[endLine]!.length;
@@ -42,7 +43,9 @@ export function findTargets(file: FileIndex, view: IndexView): Record<TargetKind
   file.lines.forEach((text, line) => {
     const indent = indentOf(text);
     const body = text.slice(indent);
-    if (body.trim().length >= 3 && !body.startsWith('#')) found.line.push(make('line', line, indent, line));
+    // Docstring and other multi-line string lines are prose, not code to complete: a model fed
+    // them as targets learns to open strings (a fine-tune on such targets collapsed to `"""`).
+    if (body.trim().length >= 3 && !body.startsWith('#') && !inString[line]) found.line.push(make('line', line, indent, line));
     const block = blockBodyEnd(file.lines, line);
     if (block !== undefined) found.block.push(make('block', line + 1, indentOf(file.lines[line + 1]!), block));
   });
@@ -55,6 +58,40 @@ export function findTargets(file: FileIndex, view: IndexView): Record<TargetKind
   }
   found.api.sort((a, b) => a.start - b.start);
   return found;
+}
+
+/**
+ * Per line: does it open, continue or close a triple-quoted string? A lexical scan that knows
+ * comments and one-line quotes well enough for choosing targets; it is not a Python tokenizer.
+ */
+export function linesInTripleQuotedStrings(lines: readonly string[]): boolean[] {
+  let open: string | undefined; // the delimiter of the string we are in
+  return lines.map((line) => {
+    let touched = open !== undefined;
+    let quote: string | undefined; // a one-line string
+    for (let i = 0; i < line.length; i++) {
+      const triple = line.slice(i, i + 3);
+      if (open) {
+        if (line[i] === '\\') i++;
+        else if (triple === open) {
+          open = undefined;
+          i += 2;
+        }
+      } else if (quote) {
+        if (line[i] === '\\') i++;
+        else if (line[i] === quote) quote = undefined;
+      } else if (line[i] === '#') {
+        break;
+      } else if (triple === '"""' || triple === "'''") {
+        open = triple;
+        touched = true;
+        i += 2;
+      } else if (line[i] === '"' || line[i] === "'") {
+        quote = line[i];
+      }
+    }
+    return touched;
+  });
 }
 
 /** Offsets of each line's first character in the LF text. */
