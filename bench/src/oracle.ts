@@ -27,7 +27,8 @@ import { openRepository } from '../../models/data/repositoryTools.js';
 import type { Target } from '../../models/data/targets.js';
 import { prepareTarget, type PromptSettings, type RepositoryTools } from '../../models/data/trainingSequences.js';
 import { DEFAULT_CHUNKSHAPLEY_OPTIONS, runChunkShapley, verifyCoalition } from '../../models/labeling/chunkShapley.js';
-import { maskOf } from '../../models/labeling/shapley.js';
+import { bestCoalition } from '../../models/labeling/labels.js';
+import { maskOf, popcount } from '../../models/labeling/shapley.js';
 import { parsePackageList } from './debianPackages.js';
 import { createQuietProgress } from './progress.js';
 import { DEFAULT_PACKAGE_LIST, REPORTS_DIR } from './repoPaths.js';
@@ -120,7 +121,8 @@ async function oracleRow(task: BenchTask, repo: RepositoryTools, prompt: PromptS
     return { es: verified.es, em: verified.em, kept: members.length };
   };
   const indexes = [...Array(count).keys()];
-  const best = [result.empty, ...result.pool].reduce((a, b) => (b.es > a.es || (b.es === a.es && b.em && !a.em) ? b : a));
+  // S*, or ∅ when no coalition beats it (∅ first: ties go to the earlier proposal).
+  const best = bestCoalition([result.empty, ...result.pool])!;
   return {
     taskId: task.id, type: task.type, candidates: count,
     scores: {
@@ -128,15 +130,9 @@ async function oracleRow(task: BenchTask, repo: RepositoryTools, prompt: PromptS
       full: await decode(indexes),
       delta: await decode(indexes.filter((i) => result.deltas[i]! > 0)),
       shapley: await decode(indexes.filter((i) => result.phi[i]! > 0)),
-      verified: { es: best.es, em: best.em, kept: popcountOf(best.mask) },
+      verified: { es: best.es, em: best.em, kept: popcount(best.mask) },
     },
   };
-}
-
-function popcountOf(mask: number): number {
-  let n = 0;
-  for (let m = mask; m; m &= m - 1) n++;
-  return n;
 }
 
 await main();

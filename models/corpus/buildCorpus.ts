@@ -13,15 +13,13 @@
 import { Command } from 'commander';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { defaultCacheDir, fetchCodePackage, parsePackageList } from '../../bench/src/debianPackages.js';
 import { ContaminationIndex } from './contamination.js';
 import { CorpusBuilder, type SourcePackage } from './corpusBuilder.js';
 import { packageSource, stdlibSource } from './corpusSources.js';
 import { encodeManifest, type ManifestRow } from './manifest.js';
 import { CORPUS_FILTER_LIMITS, normalizedLines } from './textFilters.js';
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+import { REPO_ROOT } from '../../bench/src/repoPaths.js';
 
 /** Default per-package cap: see docs/model-pipeline.md for how it was chosen. */
 export const DEFAULT_MAX_PACKAGE_BYTES = 1_500_000;

@@ -4,11 +4,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { decodeManifest, type ManifestRow } from './manifest.js';
+import { REPO_ROOT } from '../../bench/src/repoPaths.js';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** Where buildCorpus writes the manifest (from dist/, three levels up is the repository). */
 export const DEFAULT_MANIFEST = path.join(REPO_ROOT, 'models', 'default', 'corpus-manifest.tsv.gz');
 export const defaultCorpusDir = (): string => path.join(defaultCacheDir(), 'corpus');

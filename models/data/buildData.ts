@@ -14,7 +14,6 @@
 import { Command } from 'commander';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
@@ -27,8 +26,7 @@ import { ShardWriter, writeIndex, type BorrowedShards } from './shards.js';
 import { openVocabTokenizer } from './vocabTokenizer.js';
 import { drawTargets, type TargetKind } from './targets.js';
 import { lmWindows, targetSequences, type PromptSettings, type SequenceFormat } from './trainingSequences.js';
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+import { REPO_ROOT } from '../../bench/src/repoPaths.js';
 
 interface Options {
   manifest: string;
@@ -114,7 +112,7 @@ async function buildPackage(
   }
   const repo = await openRepository(root, prompt.settings as typeof DEFAULT_SETTINGS, tokenizer);
   try {
-    const drawn = drawTargets(repo.index, options.seed ? `${options.seed}:${pkg.name}` : pkg.name, options.targetsPerPackage, mix);
+    const drawn = drawTargets(repo.index, options.seed ? `${options.seed}:${pkg.name}` : pkg.name, options.targetsPerPackage, mix, repo.parser);
     for (const kind of Object.keys(drawn) as TargetKind[]) {
       const wanted = Math.round(options.targetsPerPackage * mix[kind]);
       let made = 0;

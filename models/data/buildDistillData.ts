@@ -18,7 +18,6 @@
 import { Command } from 'commander';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { clampedOffset } from '../../server/src/indexing/textEdits.js';
@@ -32,8 +31,7 @@ import { ShardWriter, writeIndex } from './shards.js';
 import type { Target } from './targets.js';
 import { prepareTarget, type PreparedTarget, type PromptSettings, type RepositoryTools } from './trainingSequences.js';
 import { openVocabTokenizer } from './vocabTokenizer.js';
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+import { REPO_ROOT } from '../../bench/src/repoPaths.js';
 
 interface Options {
   labels: string;

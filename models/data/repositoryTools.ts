@@ -3,6 +3,7 @@
  * (completion/createEngine.ts): the lexical index follows the workspace index's change events.
  */
 import type { CompletionSettings } from '../../shared/settings.js';
+import { createPythonParser, type PythonParser } from '../../server/src/indexing/parser.js';
 import { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
 import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { LexicalIndex } from '../../server/src/retrieval/lexicalIndex.js';
@@ -11,17 +12,20 @@ import type { RepositoryTools } from './trainingSequences.js';
 
 export async function openRepository(
   root: string, settings: Pick<CompletionSettings, 'windowLines' | 'windowStride'>, tokenizer: LineTokenizer,
-): Promise<RepositoryTools & { dispose(): void }> {
+): Promise<RepositoryTools & { parser: PythonParser; dispose(): void }> {
   const index = await WorkspaceIndex.create({ windowLines: settings.windowLines, windowStride: settings.windowStride });
   const lexical = new LexicalIndex(index);
   const subscription = index.onDidChange((changes) => lexical.applyChanges(changes));
   const result = await index.indexRoots([root]);
   if (result.kind !== 'ok') throw new Error(`indexing ${root} was cancelled`);
+  // A parser of its own for the target finder (the index frees its trees after indexing).
+  const parser = await createPythonParser();
   return {
-    index, retriever: new Retriever(index, lexical), tokenizer,
+    index, retriever: new Retriever(index, lexical), tokenizer, parser,
     dispose() {
       subscription.dispose();
       index.dispose();
+      parser.dispose();
     },
   };
 }

@@ -1,7 +1,14 @@
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createPythonParser, type PythonParser } from '../../server/src/indexing/parser.js';
 import type { Definition, FileIndex, IndexView } from '../../server/src/indexing/types.js';
 import { seededRandom, sample } from './random.js';
-import { blockBodyEnd, findTargets, MAX_BLOCK_LINES, linesInTripleQuotedStrings } from './targets.js';
+import { blockBodyEnd, findTargets, MAX_BLOCK_LINES, type Target, type TargetKind } from './targets.js';
+
+let parser: PythonParser;
+beforeAll(async () => {
+  parser = await createPythonParser();
+});
+afterAll(() => parser.dispose());
 
 const SOURCE = [
   'from shop.cart import Cart',        // 0
@@ -32,10 +39,14 @@ function view(definitions: Partial<Definition>[]): IndexView {
 }
 
 describe('findTargets', () => {
-  const found = findTargets(
-    fileIndex(SOURCE, { Cart: [0, 3], len: [3], checkout: [] }),
-    view([{ name: 'Cart', relPath: 'shop/cart.py', kind: 'class' }, { name: 'len', relPath: 'app/checkout.py', kind: 'function' }]),
-  );
+  let found: Record<TargetKind, Target[]>;
+  beforeAll(() => {
+    found = findTargets(
+      fileIndex(SOURCE, { Cart: [0, 3], len: [3], checkout: [] }),
+      view([{ name: 'Cart', relPath: 'shop/cart.py', kind: 'class' }, { name: 'len', relPath: 'app/checkout.py', kind: 'function' }]),
+      parser,
+    );
+  });
 
   test('line targets: the rest of each code line after its indentation, never comments', () => {
     const cartLine = found.line.find((t) => t.line === 3)!;
@@ -56,7 +67,7 @@ describe('findTargets', () => {
   });
 
   test('CRLF files give no targets', () => {
-    const crlf = findTargets(fileIndex(SOURCE.replace(/\n/g, '\r\n'), {}), view([]));
+    const crlf = findTargets(fileIndex(SOURCE.replace(/\n/g, '\r\n'), {}), view([]), parser);
     expect(crlf).toEqual({ line: [], api: [], block: [] });
   });
 });
@@ -74,19 +85,20 @@ test('seededRandom is reproducible and sample draws distinct items', () => {
   expect(sample([1, 2], 5, seededRandom('y')).sort()).toEqual([1, 2]);
 });
 
-test('lines of docstrings and other triple-quoted strings are found, comments and one-line quotes are not confused', () => {
-  const lines = [
-    'def f(x):',
-    '    """Summary line.',
-    '',
-    '    More text with a \'quote\', then the end."""',
-    '    y = "not a \'\'\' start"  # """ in a comment',
-    "    s = '''one-liner'''",
-    '    return x',
-    'DOC = r"""',
-    'raw \\""" still inside',
-    '"""',
-    'z = 1',
-  ];
-  expect(linesInTripleQuotedStrings(lines)).toEqual([false, true, true, true, false, true, false, true, true, true, false]);
+test('line targets leave out docstrings and lines inside multi-line strings (the bench\'s rule)', () => {
+  const source = [
+    'def f(x):',                                  // 0
+    '    """Summary line.',                       // 1
+    '',                                           // 2
+    '    More text, then the end."""',            // 3
+    '    y = "not a docstring"  # """ comment',   // 4
+    "    'a one-line string statement'",          // 5
+    '    return x',                               // 6
+    'DOC = """',                                  // 7
+    'still inside',                               // 8
+    '"""',                                        // 9
+    'z = 1',                                      // 10
+  ].join('\n');
+  const lines = findTargets(fileIndex(source, {}), view([]), parser).line.map((t) => t.line);
+  expect(lines).toEqual([0, 4, 6, 10]);
 });

@@ -9,6 +9,8 @@
  * A target is a span [start, end) of the file text; the document the model sees is the text
  * without it, exactly what an editor buffer holds before the user types it.
  */
+import { proseRows } from '../../bench/src/tasks/lineTasks.js';
+import type { PythonParser } from '../../server/src/indexing/parser.js';
 import type { FileIndex, IndexView } from '../../server/src/indexing/types.js';
 import { sample, seededRandom } from './random.js';
 
@@ -29,12 +31,16 @@ export interface Target {
 /** Most lines of a block target (the server's MAX_BLOCK_LINES cut). */
 export const MAX_BLOCK_LINES = 15;
 
-/** Every target of each kind in one file. Files with CR line endings give none (prompts are LF). */
-export function findTargets(file: FileIndex, view: IndexView): Record<TargetKind, Target[]> {
+/**
+ * Every target of each kind in one file. Files with CR line endings give none (prompts are LF).
+ * `parser` finds the prose lines (docstrings, multi-line strings) line targets leave out, by the
+ * bench's own rule (bench/src/tasks/lineTasks.ts).
+ */
+export function findTargets(file: FileIndex, view: IndexView, parser: PythonParser): Record<TargetKind, Target[]> {
   const found: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
   if (file.text.includes('\r')) return found;
   const starts = lineStarts(file.lines);
-  const inString = linesInTripleQuotedStrings(file.lines);
+  const prose = proseLinesOf(file.text, parser);
   const make = (kind: TargetKind, line: number, character: number, endLine: number): Target => {
     const start = starts[line]! + character;
     const end = starts[endLine]! + file.lines[endLine]!.length;
@@ -45,7 +51,7 @@ export function findTargets(file: FileIndex, view: IndexView): Record<TargetKind
     const body = text.slice(indent);
     // Docstring and other multi-line string lines are prose, not code to complete: a model fed
     // them as targets learns to open strings (a fine-tune on such targets collapsed to `"""`).
-    if (body.trim().length >= 3 && !body.startsWith('#') && !inString[line]) found.line.push(make('line', line, indent, line));
+    if (body.trim().length >= 3 && !body.startsWith('#') && !prose.has(line)) found.line.push(make('line', line, indent, line));
     const block = blockBodyEnd(file.lines, line);
     if (block !== undefined) found.block.push(make('block', line + 1, indentOf(file.lines[line + 1]!), block));
   });
@@ -60,38 +66,13 @@ export function findTargets(file: FileIndex, view: IndexView): Record<TargetKind
   return found;
 }
 
-/**
- * Per line: does it open, continue or close a triple-quoted string? A lexical scan that knows
- * comments and one-line quotes well enough for choosing targets; it is not a Python tokenizer.
- */
-export function linesInTripleQuotedStrings(lines: readonly string[]): boolean[] {
-  let open: string | undefined; // the delimiter of the string we are in
-  return lines.map((line) => {
-    let touched = open !== undefined;
-    let quote: string | undefined; // a one-line string
-    for (let i = 0; i < line.length; i++) {
-      const triple = line.slice(i, i + 3);
-      if (open) {
-        if (line[i] === '\\') i++;
-        else if (triple === open) {
-          open = undefined;
-          i += 2;
-        }
-      } else if (quote) {
-        if (line[i] === '\\') i++;
-        else if (line[i] === quote) quote = undefined;
-      } else if (line[i] === '#') {
-        break;
-      } else if (triple === '"""' || triple === "'''") {
-        open = triple;
-        touched = true;
-        i += 2;
-      } else if (line[i] === '"' || line[i] === "'") {
-        quote = line[i];
-      }
-    }
-    return touched;
-  });
+function proseLinesOf(text: string, parser: PythonParser): Set<number> {
+  const tree = parser.parse(text);
+  try {
+    return proseRows(tree);
+  } finally {
+    tree.delete();
+  }
 }
 
 /** Offsets of each line's first character in the LF text. */
@@ -152,11 +133,11 @@ function escapeRegExp(text: string): string {
  * the labeler, so labels describe the same instances the model is trained on.
  */
 export function drawTargets(
-  view: IndexView, repository: string, perRepository: number, mix: Record<TargetKind, number>,
+  view: IndexView, repository: string, perRepository: number, mix: Record<TargetKind, number>, parser: PythonParser,
 ): Record<TargetKind, Target[]> {
   const pools: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
   for (const file of view.files()) {
-    const found = findTargets(file, view);
+    const found = findTargets(file, view, parser);
     for (const kind of TARGET_KINDS) pools[kind].push(...found[kind]);
   }
   const random = seededRandom(`targets:${repository}`);

@@ -107,7 +107,7 @@ describe('targetSequences', () => {
     try {
       const file = repo.index.file(relPath)!;
       fileText = file.text;
-      target = findTargets(file, repo.index)[kind].find((t) => t.text.startsWith(startsWith))!;
+      target = findTargets(file, repo.index, repo.parser)[kind].find((t) => t.text.startsWith(startsWith))!;
       expect(target).toBeDefined();
       const prompt: PromptSettings = { contextSize, settings, special };
       built = await targetSequences(repo, prompt, file.absPath, file.text, target);
@@ -137,7 +137,7 @@ describe('targetSequences', () => {
     const repo = await openRepository(ROOT, DEFAULT_SETTINGS, tokenizer);
     try {
       const file = repo.index.file('app/checkout.py')!;
-      const target = findTargets(file, repo.index).line[0]!;
+      const target = findTargets(file, repo.index, repo.parser).line[0]!;
       const prompt: PromptSettings = { contextSize: 1024, settings: { ...DEFAULT_SETTINGS, maxTokens: 1 }, special };
       expect(await targetSequences(repo, prompt, file.absPath, file.text, target)).toBeUndefined();
     } finally {

@@ -96,7 +96,7 @@ class LabelRun {
   async labelPackage(corpus: Corpus, pkg: CorpusPackage): Promise<void> {
     const repo = await openRepository(path.join(corpus.dir, pkg.name), DEFAULT_SETTINGS, this.tokenizer);
     try {
-      const drawn = drawTargets(repo.index, pkg.name, this.options.targetsPerPackage, MIX);
+      const drawn = drawTargets(repo.index, pkg.name, this.options.targetsPerPackage, MIX, repo.parser);
       for (const kind of TARGET_KINDS) {
         const wanted = Math.round(this.options.targetsPerPackage * MIX[kind]);
         let made = 0;

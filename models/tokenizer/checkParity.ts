@@ -11,15 +11,13 @@
 import { Command } from 'commander';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusReader.js';
 import { hfTokenizerFor } from './hfTokenizer.js';
 import { loadLlamaVocab } from './llamaVocab.js';
 import { checkParity } from './parity.js';
 import { checkSpecialTokens } from './specialsCheck.js';
 import { readArtifact } from './tokenizerArtifact.js';
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+import { REPO_ROOT } from '../../bench/src/repoPaths.js';
 
 async function main(): Promise<void> {
   const options = new Command()

@@ -15,7 +15,6 @@ import { Command } from 'commander';
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusReader.js';
 import { STDLIB_NAME } from '../corpus/corpusSources.js';
@@ -23,8 +22,8 @@ import { isValidationPackage, VALIDATION_PACKAGES } from '../corpus/splits.js';
 import { estimatedTrainingTokensPerSecond, measureCompression } from './compression.js';
 import { hfTokenizerFor, trainMerges } from './hfTokenizer.js';
 import { buildArtifact, writeArtifact } from './tokenizerArtifact.js';
+import { REPO_ROOT } from '../../bench/src/repoPaths.js';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The shipped size; docs/model-pipeline.md has the measurements behind it. */
 export const DEFAULT_VOCAB_SIZE = 8_192;
 

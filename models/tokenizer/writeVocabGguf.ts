@@ -6,11 +6,9 @@
  */
 import { Command } from 'commander';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readArtifact } from './tokenizerArtifact.js';
 import { writeVocabOnlyGguf } from './vocabGguf.js';
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+import { REPO_ROOT } from '../../bench/src/repoPaths.js';
 
 async function main(): Promise<void> {
   const program = new Command()

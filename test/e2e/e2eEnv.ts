@@ -8,22 +8,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT, SERVER_MAIN_JS } from '../../bench/src/repoPaths.js';
 
-/** The repository root (this file sits in test/e2e/ or dist/test/e2e/). */
-export const REPO_ROOT = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
-
-function findRepoRoot(start: string): string {
-  let dir = start;
-  while (path.basename(dir) !== 'test') dir = path.dirname(dir);
-  const parent = path.dirname(dir);
-  return path.basename(parent) === 'dist' ? path.dirname(parent) : parent;
-}
+export { REPO_ROOT };
 
 export const CLIENT_DIR = path.join(REPO_ROOT, 'client-vscode');
 /** What `npm run package` builds. */
 export const VSIX = path.join(CLIENT_DIR, 'reposhapley-linux-x64.vsix');
-export const MAIN_JS = path.join(REPO_ROOT, 'dist', 'server', 'src', 'main.js');
+export const MAIN_JS = SERVER_MAIN_JS;
 export const E2E_WORKSPACE_FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'e2e-workspace');
 /** Screenshots and logs of the last run (gitignored). */
 export const ARTIFACTS_DIR = path.join(REPO_ROOT, 'test', 'e2e', 'artifacts');

@@ -4,25 +4,17 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import {
   CancellationTokenSource, createProtocolConnection, StreamMessageReader, StreamMessageWriter, WorkDoneProgress,
   type ClientCapabilities, type InitializeResult, type ProtocolConnection, type WorkDoneProgressBegin,
   type WorkDoneProgressEnd, type WorkDoneProgressReport,
 } from 'vscode-languageserver-protocol/node';
+import { REPO_ROOT, SERVER_MAIN_JS } from '../../bench/src/repoPaths.js';
 
-/** The repository root (this file sits in test/lsp/ or dist/test/lsp/). */
-export const REPO_ROOT = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
-
-function findRepoRoot(start: string): string {
-  let dir = start;
-  while (path.basename(dir) !== 'test') dir = path.dirname(dir);
-  const parent = path.dirname(dir);
-  return path.basename(parent) === 'dist' ? path.dirname(parent) : parent;
-}
-
+export { REPO_ROOT };
 /** The built server entry point. */
-export const MAIN_JS = path.join(REPO_ROOT, 'dist', 'server', 'src', 'main.js');
+export const MAIN_JS = SERVER_MAIN_JS;
 /** The built fake-engine server (test/lsp/fakeServer.ts). */
 export const FAKE_SERVER_JS = path.join(REPO_ROOT, 'dist', 'test', 'lsp', 'fakeServer.js');
 

@@ -70,20 +70,9 @@ export class BufferOverlay {
     return this.index(doc);
   }
 
-  /** Index the buffers with deferred edits, except the one at `exceptPath`; true if any was. */
-  flush(exceptPath?: string): boolean {
-    let indexed = false;
-    for (const doc of [...this.stale]) {
-      if (doc.path === exceptPath) continue;
-      this.index(doc);
-      indexed = true;
-    }
-    return indexed;
-  }
-
-  /** Whether some buffer has edits its index entry does not reflect yet. */
-  get hasStale(): boolean {
-    return this.stale.size > 0;
+  /** Index the buffers with deferred edits, except the one at `exceptPath`. */
+  flush(exceptPath?: string): void {
+    for (const doc of [...this.stale]) if (doc.path !== exceptPath) this.index(doc);
   }
 
   /** Forget the buffer; its index entry stays until the caller reverts it to disk. */

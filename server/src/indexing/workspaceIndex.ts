@@ -213,8 +213,7 @@ export class WorkspaceIndex implements IndexView {
       clearTimeout(this.bufferFlushTimer);
       delete this.bufferFlushTimer;
     }
-    if (this.disposed || !this.buffers.hasStale) return;
-    this.buffers.flush(except);
+    if (!this.disposed) this.buffers.flush(except);
   }
 
   /** Close a document: the index reverts to the disk file, or drops it when it is gone or not indexable. */
