@@ -142,6 +142,23 @@ class LossTest(unittest.TestCase):
         unweighted = (per_token * torch.tensor([1, 0, 1, 1, 1, 0, 1, 1])).sum()
         torch.testing.assert_close(nll, unweighted.detach())
 
+    def test_per_sequence_mean_weighs_each_packed_sequence_alike(self) -> None:
+        torch.manual_seed(0)
+        model = LlamaModel(ModelConfig(vocab_size=40, d_model=32, n_layers=1, n_heads=2, ff_dim=64, context_length=16))
+        tokens = torch.randint(0, 40, (2, 9))
+        # Row 0: doc 0 supervises 4 targets, doc 1 one; row 1: doc 0 two targets, then padding.
+        classes = torch.tensor([[0, 1, 1, 1, 1, 0, 0, 1, 0], [0, 1, 1, 0, 0, 0, 0, 0, 0]], dtype=torch.uint8)
+        docs = torch.tensor([[0, 0, 0, 0, 0, 1, 1, 1, 1], [0, 0, 0, 0, -1, -1, -1, -1, -1]])
+        weights = torch.tensor([0.0, 1.0] + [1.0] * 254)
+        loss, _, count = weighted_loss(model, tokens, classes, weights, autocast=False, docs=docs, per_sequence=True)
+        self.assertEqual(count.item(), 7)
+        logits = model(tokens[:, :-1], docs[:, :-1]).float()
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), tokens[:, 1:].flatten(), reduction="none").view(2, 8)
+        expected = (nll[0, 0:4].mean() + nll[0, 6] + nll[1, 0:2].mean()) / 3
+        torch.testing.assert_close(loss, expected)
+        token_mean, _, _ = weighted_loss(model, tokens, classes, weights, autocast=False, docs=docs)
+        torch.testing.assert_close(token_mean, (nll[0, 0:4].sum() + nll[0, 6] + nll[1, 0:2].sum()) / 7)
+
 
 class TrainerTest(unittest.TestCase):
     def setUp(self) -> None:

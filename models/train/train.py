@@ -54,6 +54,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--weight-decay", type=float, default=0.1)
     p.add_argument("--grad-clip", type=float, default=1.0)
     p.add_argument("--class-weights", default="0,1,2.0", help="loss weight of mask classes 0,1,2,... (λ=2.0 for control)")
+    p.add_argument("--loss-per", choices=["token", "sequence"], default="token",
+                   help="average the loss over supervised tokens, or per packed sequence first (a fine-tune whose "
+                        "completion targets supervise ~15 tokens each, next to replayed LM windows of ~1,000)")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--precision", choices=["bf16", "fp32"], default="bf16", help="bf16 autocast (~3x faster on CPU here)")
@@ -86,8 +89,12 @@ def make_optimizer(model: LlamaModel, args: argparse.Namespace) -> torch.optim.O
 
 
 def weighted_loss(model: LlamaModel, windows: torch.Tensor, classes: torch.Tensor, class_weights: torch.Tensor,
-                  autocast: bool, docs: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(weighted loss for backward, summed unweighted NLL over supervised targets, their count)."""
+                  autocast: bool, docs: torch.Tensor | None = None,
+                  per_sequence: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(weighted loss for backward, summed unweighted NLL over supervised targets, their count).
+
+    per_sequence: each packed sequence (window, document id) weighs the same, however many of its
+    tokens are supervised; otherwise each supervised token does."""
     inputs, targets = windows[:, :-1], windows[:, 1:]
     weights = class_weights[classes[:, 1:].long()]
     with torch.autocast(device_type=inputs.device.type, dtype=torch.bfloat16, enabled=autocast):
@@ -95,8 +102,24 @@ def weighted_loss(model: LlamaModel, windows: torch.Tensor, classes: torch.Tenso
     nll = torch.nn.functional.cross_entropy(logits.float().flatten(0, 1), targets.flatten(), reduction="none")
     supervised = (weights > 0).float().flatten()
     count = supervised.sum()
-    loss = (nll * weights.flatten()).sum() / count.clamp(min=1)
+    weighted = nll * weights.flatten()
+    if per_sequence and docs is not None:
+        loss = sequence_mean(weighted, supervised, docs[:, 1:])
+    else:
+        loss = weighted.sum() / count.clamp(min=1)
     return loss, (nll * supervised).sum().detach(), count.detach()
+
+
+def sequence_mean(weighted: torch.Tensor, supervised: torch.Tensor, target_docs: torch.Tensor) -> torch.Tensor:
+    """Mean over packed sequences of each sequence's mean weighted loss; sequences without
+    supervised tokens (and padding, doc -1) do not count."""
+    rows, width = target_docs.shape
+    keys = (torch.arange(rows, device=target_docs.device)[:, None] * (width + 1) + target_docs + 1).flatten()
+    sums = torch.zeros(rows * (width + 1), device=weighted.device).index_add_(0, keys, weighted)
+    counts = torch.zeros_like(sums).index_add_(0, keys, supervised)
+    counts[torch.arange(rows, device=counts.device) * (width + 1)] = 0  # padding
+    present = counts > 0
+    return (sums[present] / counts[present]).mean() if bool(present.any()) else weighted.sum() * 0
 
 
 @torch.no_grad()
@@ -215,7 +238,8 @@ class Trainer:
         nll_sum, count, real = 0.0, 0.0, 0
         for _ in range(a.grad_accum):
             tokens, classes, docs = (torch.from_numpy(x).to(a.device) for x in self.packer.batch(a.batch_size))
-            loss, nll, n = weighted_loss(self.model, tokens, classes, self.class_weights, self.autocast, docs)
+            loss, nll, n = weighted_loss(self.model, tokens, classes, self.class_weights, self.autocast, docs,
+                                         per_sequence=a.loss_per == "sequence")
             (loss / a.grad_accum).backward()
             nll_sum, count = nll_sum + nll.item(), count + n.item()
             real += int((docs[:, :-1] >= 0).sum())
