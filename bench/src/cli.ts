@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { POLICY_NAMES, type PolicyName } from '../../shared/settings.js';
+import { nonNegativeInt, positiveInt } from './cliNumbers.js';
 import { parsePackageList } from './debianPackages.js';
 import { ModelUnavailableError } from './driver/driveTasks.js';
 import { DEFAULT_TYPING } from './driver/typingReplay.js';
@@ -25,12 +26,6 @@ function listOf<T extends string>(allowed: readonly T[], what: string) {
     if (unknown.length > 0 || items.length === 0) throw new InvalidArgumentError(`${what} must be from ${allowed.join(', ')}; got ${value}`);
     return [...new Set(items)] as T[];
   };
-}
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a non-negative integer, got ${value}`);
-  return n;
 }
 
 function unitInterval(value: string): number {
@@ -66,7 +61,7 @@ function program(): Command {
       .default(['none', 'full', 'reposhapley'] as PolicyName[], 'none,full,reposhapley'))
     .addOption(new Option('--tasks <list>', 'task types').argParser(listOf(TASK_TYPES, 'tasks')).default([...TASK_TYPES], TASK_TYPES.join(',')))
     .option('--limit <n>', 'tasks in total (split over types, then packages)', positiveInt, 300)
-    .option('--seed <n>', 'seed of task sampling, bootstrap and typing gaps', positiveInt, 1)
+    .option('--seed <n>', 'seed of task sampling, bootstrap and typing gaps', nonNegativeInt, 1)
     .option('--packages <list>', 'Debian packages (default: all of the package list)', (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean))
     .option('--package-list <file>', 'package list file', DEFAULT_PACKAGE_LIST)
     .option('--per-file-cap <n>', 'most tasks of one type from one file', positiveInt, 3)
@@ -74,7 +69,7 @@ function program(): Command {
     .option('--keys <n>', 'keystrokes per task in --typing mode (at most half the target)', positiveInt, DEFAULT_TYPING.maxKeystrokes)
     .addOption(new Option('--gap-ms <min-max>', 'gap between keystrokes in --typing mode').argParser(gapRange)
       .default([DEFAULT_TYPING.gapMinMs, DEFAULT_TYPING.gapMaxMs], `${DEFAULT_TYPING.gapMinMs}-${DEFAULT_TYPING.gapMaxMs}`))
-    .option('--threads <n>', 'model CPU threads (default: the server\'s, half the cores)', positiveInt)
+    .option('--threads <n>', 'model CPU threads (default: the server\'s, half the cores)', nonNegativeInt)
     .option('--max-tokens <n>', 'tokens generated per completion (default: the server\'s)', positiveInt)
     .option('--need-threshold <t>', 't_c of the reposhapley policy, 0..1 (0 = always NEED: the no-trigger ablation; default: the model\'s)', unitInterval)
     .option('--timeout-ms <n>', 'longest wait for one completion', positiveInt, 120_000)

@@ -10,14 +10,23 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Command } from 'commander';
 import { createCompletionEngine } from '../../server/src/completion/createEngine.js';
 import type { CompletionEngine } from '../../server/src/completion/engine.js';
 import { silentLogger } from '../../server/src/util/logger.js';
 import { writeTinyModel } from '../../test/support/tinyModel.js';
+import { positiveInt } from './cliNumbers.js';
 import { ms, quantile, seededRandom } from './stats.js';
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: number) => Number(args[args.indexOf(name) + 1]) || fallback;
+interface EngineBenchFlags { completions: number; threads: number }
+
+function program(): Command {
+  return new Command('engineBench')
+    .description('Idle memory with a workspace indexed and the server\'s own overhead per completion (tiny generated GGUF)')
+    .argument('[dir]', 'workspace folder to index and complete in', '/usr/lib/python3.11')
+    .option('--completions <n>', 'completions measured at seeded cursors', positiveInt, 200)
+    .option('--threads <n>', 'model CPU threads', positiveInt, 1);
+}
 
 function rssMb(): number {
   (globalThis as { gc?: () => void }).gc?.();
@@ -54,18 +63,20 @@ async function measureOverhead(engine: CompletionEngine, files: string[], count:
 }
 
 async function main(): Promise<void> {
-  const dir = path.resolve(args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? '/usr/lib/python3.11');
+  const command = program().parse(process.argv);
+  const flags = command.opts<EngineBenchFlags>();
+  const dir = path.resolve(command.processedArgs[0] as string);
   const modelDir = path.join(os.tmpdir(), 'reposhapley-bench');
   mkdirSync(modelDir, { recursive: true });
   const tiny = await writeTinyModel({ path: path.join(modelDir, 'tiny.gguf'), contextLength: 4096 });
   const rssStart = rssMb();
   const engine = await createCompletionEngine({
-    logger: silentLogger, settings: { modelPath: tiny.path, policy: 'full', threads: flag('--threads', 1), maxTokens: 8 },
+    logger: silentLogger, settings: { modelPath: tiny.path, policy: 'full', threads: flags.threads, maxTokens: 8 },
   });
   const stats = await engine.indexWorkspace([dir], () => {});
   const idleRss = rssMb();
   const files = pythonFiles(dir);
-  const overheads = await measureOverhead(engine, files, flag('--completions', 200));
+  const overheads = await measureOverhead(engine, files, flags.completions);
   process.stdout.write([
     '| what | value |', '|---|---|',
     `| workspace | ${dir} (${stats.files} files) |`,

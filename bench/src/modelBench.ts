@@ -11,11 +11,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Command, Option } from 'commander';
 import { writeTinyModel } from '../../test/support/tinyModel.js';
 import { PYTHON_CORPUS } from '../../test/support/byteBpe.js';
 import { loadLlamaModel } from '../../server/src/model/llama/llamaCompletionModel.js';
 import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
 import { createStreamLogger } from '../../server/src/util/logger.js';
+import { nonNegativeInt, numberList, positiveInt } from './cliNumbers.js';
 
 interface BenchOptions {
   model?: string;
@@ -37,16 +39,19 @@ interface Row {
 }
 
 function parseArgs(argv: string[]): BenchOptions {
-  const value = (flag: string) => {
-    const at = argv.indexOf(flag);
-    return at >= 0 ? argv[at + 1] : undefined;
-  };
+  const flags = new Command('modelBench')
+    .description('Micro-benchmark of the model runtime per thread count; prints a Markdown table')
+    .option('--model <gguf>', 'model file (default: the tiny random test model, written to a temporary folder)')
+    .addOption(new Option('--threads <list>', 'comma-separated thread counts, one table row each (0 = half the cores)')
+      .argParser(numberList(nonNegativeInt)).default([1, 2], '1,2'))
+    .option('--prompt <n>', 'prompt tokens (at most the context size - 200)', positiveInt, 400)
+    .option('--repeats <n>', 'repetitions averaged per operation', positiveInt, 20)
+    .option('--flash-attention', 'load the model with flash attention (default: off)')
+    .parse(argv, { from: 'user' })
+    .opts<{ model?: string; threads: number[]; prompt: number; repeats: number; flashAttention?: boolean }>();
   return {
-    model: value('--model'),
-    threads: (value('--threads') ?? '1,2').split(',').map(Number),
-    promptTokens: Number(value('--prompt') ?? 400),
-    repeats: Number(value('--repeats') ?? 20),
-    flashAttention: argv.includes('--flash-attention'),
+    model: flags.model, threads: flags.threads, promptTokens: flags.prompt, repeats: flags.repeats,
+    flashAttention: flags.flashAttention === true,
   };
 }
 

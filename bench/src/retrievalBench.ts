@@ -4,14 +4,23 @@
  *
  *   npm run build && node dist/bench/src/retrievalBench.js [DIR] [--queries N]
  */
+import { Command } from 'commander';
 import { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
 import type { FileIndex } from '../../server/src/indexing/types.js';
 import { LexicalIndex } from '../../server/src/retrieval/lexicalIndex.js';
 import { Retriever } from '../../server/src/retrieval/retriever.js';
 import type { RetrievalQuery } from '../../server/src/retrieval/types.js';
+import { positiveInt } from './cliNumbers.js';
 import { ms, quantile, seededRandom } from './stats.js';
 
 const WINDOW_LINES = 20;
+
+function program(): Command {
+  return new Command('retrievalBench')
+    .description('Top-10 retrieval latency over an indexed directory, cursors sampled with a fixed seed')
+    .argument('[dir]', 'directory to index and query', '/usr/lib/python3.11')
+    .option('--queries <n>', 'retrieval queries timed', positiveInt, 1000);
+}
 
 function sampleQueries(files: FileIndex[], count: number, random: () => number): RetrievalQuery[] {
   const queries: RetrievalQuery[] = [];
@@ -31,9 +40,9 @@ function sampleQueries(files: FileIndex[], count: number, random: () => number):
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const dir = args.find((a) => !a.startsWith('--')) ?? '/usr/lib/python3.11';
-  const queryCount = Number(args[args.indexOf('--queries') + 1]) || 1000;
+  const command = program().parse(process.argv);
+  const dir = command.processedArgs[0] as string;
+  const queryCount = command.opts<{ queries: number }>().queries;
   const index = new WorkspaceIndex({ windowLines: WINDOW_LINES, windowStride: 10 });
   const lexical = new LexicalIndex(index);
   index.onDidChange((changes) => lexical.applyChanges(changes));

@@ -17,8 +17,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Command } from 'commander';
 import { findBundledModel } from '../../server/src/completion/modelManager.js';
 import { writeTinyModel } from '../../test/support/tinyModel.js';
+import { nonNegativeInt, nonNegativeNumber, positiveInt, positiveNumber } from './cliNumbers.js';
 import { fetchDebianPackage } from './debianPackages.js';
 import { runSoak, type PhaseReport, type SoakReport } from './soakDriver.js';
 import { fasterTyping, HUMAN_TYPING, typableFiles } from './soakTyping.js';
@@ -26,19 +28,30 @@ import { fasterTyping, HUMAN_TYPING, typableFiles } from './soakTyping.js';
 /** The first benchmark packages with enough code to type in: 205 files together. */
 const SOAK_PACKAGES = ['python3-requests', 'python3-click', 'python3-jinja2', 'python3-flask', 'python3-rich'];
 
-const args = process.argv.slice(2);
-function option(name: string): string | undefined {
-  const index = args.indexOf(name);
-  return index >= 0 ? args[index + 1] : undefined;
-}
-function numberOption(name: string, fallback: number): number {
-  const value = Number(option(name));
-  return Number.isFinite(value) && option(name) !== undefined ? value : fallback;
+interface SoakFlags {
+  edits: number; burstSeconds: number; rate: number; packages?: string; stdlib?: boolean; speed: number; seed: number;
+  model?: string; json?: string; tiny?: boolean; nodeArgs?: string;
 }
 
-async function benchmarkRoots(): Promise<string[]> {
-  if (args.includes('--stdlib')) return ['/usr/lib/python3.11'];
-  const names = option('--packages')?.split(',') ?? SOAK_PACKAGES;
+function program(): Command {
+  return new Command('soak')
+    .description('Soak benchmark: edits typed at human speed with a completion request per keystroke, then a burst of requests each cancelling the one before')
+    .option('--edits <n>', 'edits typed in the replay', positiveInt, 10_000)
+    .option('--burst-seconds <s>', 'length of the burst after the replay (0 = no burst)', nonNegativeNumber, 60)
+    .option('--rate <n>', 'requests per second in the burst', positiveNumber, 100)
+    .option('--packages <list>', `comma-separated Debian packages to type in (default: ${SOAK_PACKAGES.join(',')})`)
+    .option('--stdlib', 'type in /usr/lib/python3.11 instead of Debian packages')
+    .option('--speed <factor>', 'typing speed as a multiple of human speed', positiveNumber, 1)
+    .option('--seed <n>', 'seed of the typing script', nonNegativeInt, 1)
+    .option('--model <gguf>', 'model file (default: the bundled model, else the tiny generated GGUF)')
+    .option('--json <file>', 'also write the full report as JSON to this file (default: none)')
+    .option('--tiny', 'use the tiny generated GGUF instead of the bundled model')
+    .option('--node-args <args>', 'space-separated node flags for the server process, e.g. "--max-old-space-size=256" (default: none)');
+}
+
+async function benchmarkRoots(flags: SoakFlags): Promise<string[]> {
+  if (flags.stdlib) return ['/usr/lib/python3.11'];
+  const names = flags.packages?.split(',') ?? SOAK_PACKAGES;
   const roots: string[] = [];
   for (const name of names) {
     const pkg = await fetchDebianPackage(name);
@@ -76,24 +89,24 @@ function formatSoak(report: SoakReport): string {
 }
 
 async function main(): Promise<void> {
-  const roots = await benchmarkRoots();
+  const flags = program().parse(process.argv).opts<SoakFlags>();
+  const roots = await benchmarkRoots(flags);
   const files = roots.flatMap(typableFiles);
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'reposhapley-soak-'));
   try {
-    const modelPath = option('--model') ?? (args.includes('--tiny') ? undefined : findBundledModel())
+    const modelPath = flags.model ?? (flags.tiny ? undefined : findBundledModel())
       ?? (await writeTinyModel({ path: path.join(scratch, 'tiny.gguf'), contextLength: 4096 })).path;
     const report = await runSoak({
       roots, files, modelPath,
-      edits: numberOption('--edits', 10_000),
-      typing: fasterTyping(HUMAN_TYPING, numberOption('--speed', 1)),
-      burstSeconds: numberOption('--burst-seconds', 60),
-      burstRate: numberOption('--rate', 100),
-      seed: numberOption('--seed', 1),
-      nodeArgs: option('--node-args')?.split(' ').filter(Boolean),
+      edits: flags.edits,
+      typing: fasterTyping(HUMAN_TYPING, flags.speed),
+      burstSeconds: flags.burstSeconds,
+      burstRate: flags.rate,
+      seed: flags.seed,
+      nodeArgs: flags.nodeArgs?.split(' ').filter(Boolean),
       log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });
-    const json = option('--json');
-    if (json) writeFileSync(json, JSON.stringify(report, null, 1));
+    if (flags.json) writeFileSync(flags.json, JSON.stringify(report, null, 1));
     process.stdout.write(`model: ${modelPath}\n${formatSoak(report)}\n`);
     const failed = report.replay.stuck + report.burst.stuck > 0 || report.exitCode !== 0 || !(report.memory.growth < 0.2);
     process.exitCode = failed ? 1 : 0;

@@ -40,12 +40,18 @@ export function runServe(createEngine: EngineFactory, logger: Logger): ServerSta
 /**
  * With REPOSHAPLEY_MEMORY_LOG=FILE, appends `process.memoryUsage()` as a JSON line every 5 s:
  * the soak benchmark uses it to tell V8's heap from tree-sitter's and llama.cpp's memory.
+ * When node runs with --expose-gc, each line also has `liveHeapUsed`, the heap after a full
+ * collection: retained data as opposed to garbage not yet collected (it perturbs what it measures,
+ * so use it to find leaks, not to report memory).
  */
 function logMemoryWhenAsked(file: string | undefined): void {
   if (!file) return;
+  const collect = (globalThis as { gc?: () => void }).gc;
   const sample = () => {
     try {
-      appendFileSync(file, `${JSON.stringify({ time: Date.now(), ...process.memoryUsage() })}\n`);
+      const usage = process.memoryUsage();
+      const live = collect ? (collect(), { liveHeapUsed: process.memoryUsage().heapUsed }) : {};
+      appendFileSync(file, `${JSON.stringify({ time: Date.now(), ...usage, ...live })}\n`);
     } catch {
       // A diagnostic must never take the server down.
     }

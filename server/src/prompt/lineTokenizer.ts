@@ -6,6 +6,7 @@
  * stay identical, which keeps the model's KV-cache prefix reusable.
  */
 import { LRUCache } from 'lru-cache';
+import { detachedCopy } from '../util/strings.js';
 
 /** Anything that turns plain text (no special tokens) into ids. */
 export interface Tokenizer {
@@ -31,7 +32,8 @@ export class LineTokenizer {
     let ids = this.cache.get(text);
     if (!ids) {
       ids = text.length === 0 ? [] : this.tokenizer.tokenize(text);
-      this.cache.set(text, ids);
+      // The line is usually a slice of a whole document; a cached slice would keep it alive.
+      this.cache.set(detachedCopy(text), ids);
     }
     return ids;
   }
