@@ -4,7 +4,9 @@
  * Built for keystrokes: it follows the workspace index's change events, and a changed file
  * keeps the ids of its windows whose text did not change, so typing inside a line touches two
  * windows. Windows that disappear are marked dead and skipped (and dropped from the posting
- * lists a query walks); the lists are rebuilt only when dead entries outnumber live ones.
+ * lists a query walks); the lists are rebuilt only when dead entries outnumber live ones, and the
+ * rebuild also forgets tokens no live window has: typing interns every partial identifier
+ * (`g`, `ge`, `get`...), which would otherwise pile up for as long as the server runs.
  * Postings are typed arrays and scores accumulate in typed arrays: a query costs
  * O(postings of its tokens), with no allocation per window.
  */
@@ -18,6 +20,13 @@ const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 /** A token in more than this share of windows only scores windows found by rarer tokens. */
 const COMMON_TOKEN_SHARE = 0.05;
+/** Dead posting entries tolerated (beyond the live ones) before the lists are rebuilt. */
+const DEFAULT_REBUILD_SLACK = 100_000;
+
+export interface LexicalIndexOptions {
+  /** Rebuild when dead entries exceed max(this, live entries); default 100,000. */
+  rebuildSlack?: number;
+}
 
 /** A window's score under one scorer. */
 export interface ScoredWindow {
@@ -64,16 +73,25 @@ export class LexicalIndex {
   /** Per-token counters reused by countTokens. */
   private scratch = new Int32Array(0);
 
-  constructor(private readonly view: IndexView) {}
+  private readonly rebuildSlack: number;
+
+  constructor(private readonly view: IndexView, options: LexicalIndexOptions = {}) {
+    this.rebuildSlack = options.rebuildSlack ?? DEFAULT_REBUILD_SLACK;
+  }
 
   get windowCount(): number {
     return this.live;
   }
 
+  /** Distinct tokens interned (those of live windows, plus dead ones until the next rebuild). */
+  get tokenCount(): number {
+    return this.tokenIds.size;
+  }
+
   /** Apply index changes (wire this to the workspace index's change event). */
   applyChanges(changes: readonly FileChange[]): void {
     for (const change of changes) this.updateFile(change.relPath, change.after);
-    if (this.deadEntries > Math.max(100_000, this.liveEntries)) this.rebuildPostings();
+    if (this.deadEntries > Math.max(this.rebuildSlack, this.liveEntries)) this.rebuildPostings();
   }
 
   /** Index every file currently in the view. */
@@ -219,6 +237,7 @@ export class LexicalIndex {
     const tokens = this.tokensOf[id];
     if (!tokens || !this.chunks[id]) return;
     this.chunks[id] = undefined;
+    this.tokensOf[id] = undefined; // Queries never read a dead window's tokens.
     for (const token of tokens.tokens) this.postings[token]!.live--;
     this.live--;
     this.totalLength -= tokens.length;
@@ -236,8 +255,9 @@ export class LexicalIndex {
     return id;
   }
 
-  /** Renumber live windows densely and rebuild every posting list. */
+  /** Renumber live windows and their tokens densely and rebuild every posting list. */
   private rebuildPostings(): void {
+    this.forgetDeadTokens();
     const chunks: Chunk[] = [];
     const tokensOf: WindowTokens[] = [];
     const newId = new Map<number, number>();
@@ -247,7 +267,7 @@ export class LexicalIndex {
       chunks.push(chunk);
       tokensOf.push(this.tokensOf[id]!);
     });
-    this.postings = this.postings.map(() => new Postings());
+    this.postings = Array.from({ length: this.tokenIds.size }, () => new Postings());
     tokensOf.forEach((window, id) => window.tokens.forEach((token, i) => this.postings[token]!.push(id, window.tfs[i]!)));
     for (const windows of this.windowsByFile.values()) {
       for (const [text, id] of windows) windows.set(text, newId.get(id)!);
@@ -260,6 +280,35 @@ export class LexicalIndex {
     this.lengths = new Float64Array(0);
     this.ensureAccumulators();
     tokensOf.forEach((window, id) => (this.lengths[id] = window.length));
+  }
+
+  /**
+   * Drop tokens that no live window has and renumber the rest densely, in the live windows and
+   * in the buffer line caches (a cached line with a dropped token is tokenized again when seen).
+   */
+  private forgetDeadTokens(): void {
+    const renumbered = new Int32Array(this.postings.length).fill(-1);
+    const tokenIds = new Map<string, number>();
+    for (const [token, id] of this.tokenIds) {
+      if (this.postings[id]!.live === 0) continue;
+      renumbered[id] = tokenIds.size;
+      tokenIds.set(token, tokenIds.size);
+    }
+    if (tokenIds.size === this.tokenIds.size) return;
+    for (const window of this.tokensOf) {
+      if (!window) continue;
+      for (let i = 0; i < window.tokens.length; i++) window.tokens[i] = renumbered[window.tokens[i]!]!;
+    }
+    for (const lines of this.bufferLines.values()) {
+      for (const [text, line] of lines) {
+        const tokens = line.tokens.map((id) => renumbered[id]!);
+        if (tokens.includes(-1)) lines.delete(text);
+        else line.tokens = tokens;
+      }
+    }
+    this.tokenIds.clear();
+    for (const [token, id] of tokenIds) this.tokenIds.set(token, id);
+    this.scratch = new Int32Array(0);
   }
 
   private ensureAccumulators(): void {
