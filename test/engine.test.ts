@@ -99,6 +99,15 @@ describe('policies through the engine', () => {
     expect(byUser.decision).toBe('need');
   });
 
+  test('a model recording a cursor echo gets the cursor line repeated after <MID>', async () => {
+    const echoing = (await writeTinyModel({ path: path.join(path.dirname(controlModel), 'echo.gguf'), contextLength: 4096, echoLines: 1 })).path;
+    const trace = await completeTrace((await engineWith({ modelPath: echoing, policy: 'none', tracePrompt: true })).engine);
+    const cursorLine = readFileSync(CHECKOUT, 'utf8').split('\n')[CURSOR.line]!.slice(0, CURSOR.character);
+    expect(trace.prompt!.endsWith(`<DONE><MID>${cursorLine}`)).toBe(true);
+    const plain = await completeTrace((await engineWith({ modelPath: controlModel, policy: 'none', tracePrompt: true })).engine);
+    expect(plain.prompt!.endsWith('<DONE><MID>')).toBe(true);
+  });
+
   test('auto on a model without control tokens runs full on the plain FIM layout, logged once', async () => {
     const { engine, logger } = await engineWith({ modelPath: plainModel, policy: 'auto' });
     expect((await completeTrace(engine)).effectivePolicy).toBe('full');

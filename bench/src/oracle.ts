@@ -68,7 +68,7 @@ async function main(): Promise<void> {
   const model = loaded.model;
   const session = await model.createSession();
   const tokenizer = new LineTokenizer(model);
-  const prompt: PromptSettings = { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special };
+  const prompt: PromptSettings = { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special, echoLines: model.info.echoLines };
   const repositories = await fetchRepositories({ packages }, createQuietProgress());
   const { tasks } = await buildTasks(repositories, { types, limit: options.limit, seed: options.seed, perFileCap: 3 });
   const rows: OracleRow[] = [];

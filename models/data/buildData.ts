@@ -12,6 +12,7 @@
  * See docs/model-pipeline.md for the format.
  */
 import { Command } from 'commander';
+import { nonNegativeInt } from '../../bench/src/cliNumbers.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
@@ -41,6 +42,7 @@ interface Options {
   replayFrom?: string;
   replay: number;
   seed: string;
+  echoLines: number;
 }
 
 async function main(): Promise<void> {
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
     .option('--replay-from <index>', 'another shard index whose train sequences are listed (not copied) for replay')
     .option('--replay <ratio>', 'replayed tokens per built train token (with --replay-from)', (v) => Number(v), 1)
     .option('--seed <text>', 'target sampling seed (a different seed draws different targets)', '')
+    .option('--echo-lines <n>', 'prefix lines repeated after <MID> (prompt/sequences.ts cursor echo; export the model with the same --echo-lines)', nonNegativeInt, 2)
     .parse()
     .opts<Options>();
   const started = Date.now();
@@ -64,7 +67,7 @@ async function main(): Promise<void> {
   const vocab = await openVocabTokenizer(options.tokenizer, path.join(options.out, 'vocab.gguf'));
   const { tokenizer } = vocab;
   const settings = DEFAULT_SETTINGS;
-  const prompt: PromptSettings = { contextSize: options.context, settings, special: vocab.special };
+  const prompt: PromptSettings = { contextSize: options.context, settings, special: vocab.special, echoLines: options.echoLines };
   const mix = parseMix(options.mix);
   const formats = parseFormats(options.formats);
 
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
     const summaries = [await writers.train.close(), await writers.val.close()];
     const replay = options.replayFrom ? await replayFrom(options.replayFrom, options.out, options.replay * summaries[0]!.tokens) : undefined;
     await writeIndex(options.out, [writers.train, writers.val], summaries, {
-      tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256: vocab.tokenizerSha256, vocabGguf: 'vocab.gguf', contextSize: options.context,
+      tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256: vocab.tokenizerSha256, vocabGguf: 'vocab.gguf', contextSize: options.context, echoLines: options.echoLines,
       special: vocab.special, settings: { budgets: settings.budgets, maxTokens: settings.maxTokens, topK: settings.topK, windowLines: settings.windowLines, windowStride: settings.windowStride },
       targetsPerPackage: options.targetsPerPackage, mix, validationPackages: VALIDATION_PACKAGES, formats: [...formats], seed: options.seed,
       replay: replay ? { from: options.replayFrom, ratio: options.replay, sequences: replay.rows.length } : undefined,

@@ -63,10 +63,11 @@ async function main(): Promise<void> {
   const options = parseOptions();
   const out = options.out ?? path.join(defaultCacheDir(), `distill-${options.source}`);
   await mkdir(out, { recursive: true });
-  const base = JSON.parse(await readFile(options.baseData, 'utf8')) as ShardIndex & { contextSize: number };
+  const base = JSON.parse(await readFile(options.baseData, 'utf8')) as ShardIndex & { contextSize: number; echoLines?: number };
   const contextSize = options.context ?? base.contextSize;
   const vocab = await openVocabTokenizer(options.tokenizer, path.join(out, 'vocab.gguf'));
-  const prompt: PromptSettings = { contextSize, settings: DEFAULT_SETTINGS, special: vocab.special };
+  // Distillation continues the base model: its prompts keep the base data's cursor echo.
+  const prompt: PromptSettings = { contextSize, settings: DEFAULT_SETTINGS, special: vocab.special, echoLines: base.echoLines ?? 0 };
   const writers = {
     train: await ShardWriter.create(out, 'train', { vocabSize: vocab.vocabSize }),
     val: await ShardWriter.create(out, 'val', { vocabSize: vocab.vocabSize }),

@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 /** A model whose session records the prompt it is asked to continue. */
-function recordingModel(contextSize: number): CompletionModel & { prompts: number[][] } {
+function recordingModel(contextSize: number, echoLines: number): CompletionModel & { prompts: number[][] } {
   const prompts: number[][] = [];
   const session: ModelSession = {
     lastReusedTokens: 0, totalReusedTokens: 0,
@@ -62,7 +62,7 @@ function recordingModel(contextSize: number): CompletionModel & { prompts: numbe
     prompts,
     info: {
       path: 'recording.gguf', architecture: 'llama', contextSize, vocabularySize: artifact.tokens.length, special,
-      hasControlTokens: true, fimLayout: 'reposhapley', gpuLayers: 0, threads: 1,
+      hasControlTokens: true, fimLayout: 'reposhapley', gpuLayers: 0, threads: 1, controlTokensTrained: false, echoLines,
     },
     tokenize: (text) => vocab.tokenize(text),
     detokenize: (tokens) => vocab.detokenize(tokens),
@@ -72,14 +72,16 @@ function recordingModel(contextSize: number): CompletionModel & { prompts: numbe
 }
 
 /** What the server sends to the model for `target` under `policy`: a fresh index with the buffer open, as the engine has it. */
-async function inferencePrompt(target: Target, fileText: string, policy: 'none' | 'full', contextSize: number, settings: CompletionSettings): Promise<number[]> {
+async function inferencePrompt(
+  target: Target, fileText: string, policy: 'none' | 'full', contextSize: number, settings: CompletionSettings, echoLines: number,
+): Promise<number[]> {
   const tokenizer = new LineTokenizer({ tokenize: vocab.tokenize });
   const repo = await openRepository(ROOT, settings, tokenizer);
   try {
     const buffer = fileText.slice(0, target.start) + fileText.slice(target.end);
     const absPath = path.join(ROOT, target.relPath);
     repo.index.openDocument(absPath, buffer);
-    const model = recordingModel(contextSize);
+    const model = recordingModel(contextSize, echoLines);
     await runPipeline({
       uri: `file://${absPath}`, text: buffer, relPath: target.relPath, position: { line: target.line, character: target.character },
       settings: { ...settings, policy }, model, session: await model.createSession(), tokenizer,
@@ -93,10 +95,12 @@ async function inferencePrompt(target: Target, fileText: string, policy: 'none' 
 
 describe('targetSequences', () => {
   test.each([
-    ['api', 'app/checkout.py', 'Cart('],
-    ['line', 'app/checkout.py', 'inventory.restock(sku, 1)'],
-    ['block', 'app/checkout.py', 'inventory = Inventory()'],
-  ] as const)('%s target in %s: prompts equal the pipeline\'s for none and full', async (kind, relPath, startsWith) => {
+    ['api', 'app/checkout.py', 'Cart(', 0],
+    ['line', 'app/checkout.py', 'inventory.restock(sku, 1)', 0],
+    ['block', 'app/checkout.py', 'inventory = Inventory()', 0],
+    ['api', 'app/checkout.py', 'Cart(', 2],
+    ['line', 'app/checkout.py', 'inventory.restock(sku, 1)', 2],
+  ] as const)('%s target in %s at %s, cursor echo %d lines: prompts equal the pipeline\'s for none and full', async (kind, relPath, startsWith, echoLines) => {
     const contextSize = 1024;
     const settings = DEFAULT_SETTINGS;
     const tokenizer = new LineTokenizer({ tokenize: vocab.tokenize });
@@ -109,7 +113,7 @@ describe('targetSequences', () => {
       fileText = file.text;
       target = findTargets(file, repo.index, repo.parser)[kind].find((t) => t.text.startsWith(startsWith))!;
       expect(target).toBeDefined();
-      const prompt: PromptSettings = { contextSize, settings, special };
+      const prompt: PromptSettings = { contextSize, settings, special, echoLines };
       built = await targetSequences(repo, prompt, file.absPath, file.text, target);
       // The document is back to its disk content afterwards.
       expect(repo.index.file(relPath)!.text).toBe(fileText);
@@ -122,7 +126,7 @@ describe('targetSequences', () => {
       const sequence = built![format]!;
       expect(sequence, format).toBeDefined();
       const promptIds = sequence.ids.slice(0, sequence.ids.length - supervised);
-      expect(promptIds).toEqual(await inferencePrompt(target, fileText, policy, contextSize, settings));
+      expect(promptIds).toEqual(await inferencePrompt(target, fileText, policy, contextSize, settings, echoLines));
       expect(Array.from(sequence.mask)).toEqual([...new Array(promptIds.length).fill(0), ...new Array(supervised).fill(1)]);
       expect(vocab.detokenize(sequence.ids.slice(-supervised), true)).toBe(`${target.text}<|endoftext|>`);
       expect(sequence.ids.length).toBeLessThanOrEqual(contextSize);
@@ -138,7 +142,7 @@ describe('targetSequences', () => {
     try {
       const file = repo.index.file('app/checkout.py')!;
       const target = findTargets(file, repo.index, repo.parser).line[0]!;
-      const prompt: PromptSettings = { contextSize: 1024, settings: { ...DEFAULT_SETTINGS, maxTokens: 1 }, special };
+      const prompt: PromptSettings = { contextSize: 1024, settings: { ...DEFAULT_SETTINGS, maxTokens: 1 }, special, echoLines: 0 };
       expect(await targetSequences(repo, prompt, file.absPath, file.text, target)).toBeUndefined();
     } finally {
       repo.dispose();

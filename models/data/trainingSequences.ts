@@ -36,6 +36,8 @@ export interface PromptSettings {
   contextSize: number;
   settings: Pick<CompletionSettings, 'budgets' | 'maxTokens' | 'topK' | 'windowLines'>;
   special: SpecialTokenIds;
+  /** Prefix lines repeated after <MID> (prompt/sequences.ts); the exported GGUF records it. */
+  echoLines: number;
 }
 
 export interface RepositoryTools {
@@ -86,7 +88,7 @@ export async function prepareTarget(
   const budgets = fitBudgetsToContext(settings.budgets, prompt.contextSize, settings.maxTokens, settings.topK);
   tools.index.openDocument(absPath, buffer);
   try {
-    const plan = planPrompt(split.prefix, split.suffix, [], budgets, tools.tokenizer);
+    const plan = planPrompt(split.prefix, split.suffix, [], budgets, tools.tokenizer, prompt.echoLines);
     const candidates = tools.retriever.retrieve(
       { file: tools.index.file(target.relPath), relPath: target.relPath, prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line },
       { topK: settings.topK, windowLines: settings.windowLines },

@@ -36,6 +36,8 @@ export interface ExportOptions {
   controlTrained?: boolean;
   /** t_c tuned on validation packages (models/labeling/tuneThreshold.ts), recorded for the server. */
   needThreshold?: number;
+  /** Prefix lines the training data repeated after <MID> (its index.json `echoLines`); 0 writes nothing. */
+  echoLines?: number;
 }
 
 export interface ExportSummary {
@@ -50,6 +52,8 @@ export interface ExportSummary {
 export const CONTROL_TRAINED_KEY = 'reposhapley.control_tokens_trained';
 /** Read by the server as the default t_c when the user sets none. */
 export const NEED_THRESHOLD_KEY = 'reposhapley.need_threshold';
+/** Read by the server: prefix lines to repeat after <MID> (server/src/prompt/sequences.ts). */
+export const ECHO_LINES_KEY = 'reposhapley.echo_lines';
 
 const GGML_TYPES: Record<WeightType, WritableGgmlType> = { f32: GgmlType.F32, f16: GgmlType.F16, q8_0: GgmlType.Q8_0 };
 /** llama.cpp LLAMA_FTYPE: ALL_F32, MOSTLY_F16, MOSTLY_Q8_0. */
@@ -70,6 +74,10 @@ export async function exportGguf(options: ExportOptions): Promise<ExportSummary>
   if (options.needThreshold !== undefined) {
     if (!(options.needThreshold >= 0 && options.needThreshold <= 1)) throw new RangeError(`need threshold ${options.needThreshold} is not in [0, 1]`);
     writer.addKv(NEED_THRESHOLD_KEY, options.needThreshold, GgufValueType.FLOAT32);
+  }
+  if (options.echoLines) {
+    if (!Number.isInteger(options.echoLines) || options.echoLines < 0 || options.echoLines > 8) throw new RangeError(`echo lines ${options.echoLines} is not a whole number in [0, 8]`);
+    writer.addKv(ECHO_LINES_KEY, options.echoLines, GgufValueType.UINT32);
   }
   tokenizer.addTo(writer);
   const types = addTensors(writer, dump, GGML_TYPES[weightType]);
@@ -137,16 +145,18 @@ async function main(argv: string[]): Promise<void> {
       name: { type: 'string' },
       'control-trained': { type: 'boolean', default: false },
       'need-threshold': { type: 'string' },
+      'echo-lines': { type: 'string' },
     },
   });
   if (!values.dump || !values.tokenizer || !values.out) {
-    throw new Error('usage: exportGguf --dump DUMP --tokenizer models/default/tokenizer.json|T.gguf --out OUT.gguf [--type f32|f16|q8_0] [--name NAME] [--control-trained] [--need-threshold T]');
+    throw new Error('usage: exportGguf --dump DUMP --tokenizer models/default/tokenizer.json|T.gguf --out OUT.gguf [--type f32|f16|q8_0] [--name NAME] [--control-trained] [--need-threshold T] [--echo-lines N]');
   }
   if (!(values.type! in GGML_TYPES)) throw new Error(`--type must be f32, f16 or q8_0, got ${values.type}`);
   const summary = await exportGguf({
     dumpPath: values.dump, tokenizerPath: values.tokenizer, outPath: values.out,
     weightType: values.type as WeightType, name: values.name, controlTrained: values['control-trained'],
     needThreshold: values['need-threshold'] === undefined ? undefined : Number(values['need-threshold']),
+    echoLines: values['echo-lines'] === undefined ? undefined : Number(values['echo-lines']),
   });
   const { size } = await stat(summary.outPath);
   process.stdout.write(`${JSON.stringify({ ...summary, megabytes: +(size / 2 ** 20).toFixed(2) })}\n`);

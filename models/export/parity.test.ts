@@ -102,7 +102,7 @@ describe('GGUF export parity: torch logits vs node-llama-cpp', () => {
     dumpRandomModel(c, prefix);
     await exportGguf({
       dumpPath: `${prefix}.tensors`, tokenizerPath: tokenizerGgufPath, outPath: `${prefix}.gguf`, weightType: 'q8_0', name: 'unit',
-      controlTrained: true, needThreshold: 0.375,
+      controlTrained: true, needThreshold: 0.375, echoLines: 2,
     });
     const read = await readGgufHeader(`${prefix}.gguf`);
     if (read.kind !== 'ok') throw new Error(read.message);
@@ -116,6 +116,7 @@ describe('GGUF export parity: torch logits vs node-llama-cpp', () => {
     expect(kvNumber(h, 'llama.rope.freq_base')).toBe(10000);
     expect(h.kv.get('reposhapley.control_tokens_trained')?.value).toBe(true);
     expect(kvNumber(h, 'reposhapley.need_threshold')).toBe(0.375);
+    expect(kvNumber(h, 'reposhapley.echo_lines')).toBe(2);
     const tokens = kvArray(h, 'tokenizer.ggml.tokens')!;
     expect(tokens).toHaveLength(vocabularySize);
     expect(tokens[kvNumber(h, 'tokenizer.ggml.fim_pre_token_id')!]).toBe(FIM_PREFIX);

@@ -86,7 +86,7 @@ class LabelRun {
     private readonly done: Set<string>, private readonly options: Options, private readonly isMine: (id: string) => boolean,
   ) {
     this.tokenizer = new LineTokenizer(model);
-    this.prompt = { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special };
+    this.prompt = { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special, echoLines: model.info.echoLines };
   }
 
   get count(): number {

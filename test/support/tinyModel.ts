@@ -53,6 +53,8 @@ export interface TinyModelOptions {
   boostTokens?: Record<string, number>;
   /** Record a tuned t_c (`reposhapley.need_threshold`), as the export does after distillation. */
   needThreshold?: number;
+  /** Record a cursor echo (`reposhapley.echo_lines`), as the export does for models trained with one. */
+  echoLines?: number;
 }
 
 /** What was written: the vocabulary, to look ids up in tests. */
@@ -138,6 +140,7 @@ function addModelKvs(writer: GgufWriter, options: TinyModelOptions, vocabularySi
     .addKv('llama.rope.dimension_count', d / heads, u32)
     .addKv('llama.rope.freq_base', 10000, GgufValueType.FLOAT32);
   if (options.needThreshold !== undefined) writer.addKv('reposhapley.need_threshold', options.needThreshold, GgufValueType.FLOAT32);
+  if (options.echoLines !== undefined) writer.addKv('reposhapley.echo_lines', options.echoLines, GgufValueType.UINT32);
 }
 
 /** llama.cpp's LLAMA_FTYPE for an all-F32 / mostly-F16 / mostly-Q8_0 model. */

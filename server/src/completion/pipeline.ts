@@ -75,7 +75,9 @@ function buildContext(
   const { settings, model, tokenizer } = input;
   const layout = layoutFor(model.info);
   const budgets = fitBudgetsToContext(settings.budgets, model.info.contextSize, settings.maxTokens, settings.topK);
-  const plan = (layout === 'plain-fim' ? planPlainFim : planPrompt)(split.prefix, split.suffix, [], budgets, tokenizer);
+  const plan = layout === 'plain-fim'
+    ? planPlainFim(split.prefix, split.suffix, [], budgets, tokenizer)
+    : planPrompt(split.prefix, split.suffix, [], budgets, tokenizer, model.info.echoLines);
   let retrieved: { candidates: Candidate[]; packed: PackedChunk[] } | undefined;
   return {
     layout, session: input.session, special: model.info.special, inFile: plan, signal,

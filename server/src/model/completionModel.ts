@@ -41,6 +41,8 @@ export interface ModelInfo {
   controlTokensTrained: boolean;
   /** t_c recorded by the export (GGUF `reposhapley.need_threshold`), used when the user sets none. */
   needThreshold?: number;
+  /** Prefix lines repeated after <MID> (GGUF `reposhapley.echo_lines`, prompt/sequences.ts); 0 when unset. */
+  echoLines: number;
   /**
    * Which known FIM layout the FIM ids belong to (`reposhapley` (= Qwen2.5-Coder texts),
    * `starcoder`, `codellama`, `deepseek-coder`), `metadata` when GGUF metadata named ids

@@ -6,7 +6,7 @@ import { LineTokenizer } from './lineTokenizer.js';
 import { planPlainFim, plainFimSegments } from './plainFim.js';
 import { renderSegments, toTokenIds, countTokens, MissingSpecialTokenError } from './segments.js';
 import {
-  formatOneSegments, generationSegments, noRetrievalSegments, planPrompt, selectionSegments, withTarget,
+  formatOneSegments, generationSegments, MAX_ECHO_TOKENS, noRetrievalSegments, planPrompt, selectionSegments, withTarget,
 } from './sequences.js';
 
 /** A deterministic stand-in tokenizer: one token per word or run of spaces, one per newline. */
@@ -130,5 +130,42 @@ describe('fitBudgetsToContext', () => {
     const small = fitBudgetsToContext(budgets, 512, 64, 10);
     expect(small.prefixTokens + small.suffixTokens + small.chunkTokens + 30 + 6 + 64).toBeLessThanOrEqual(512);
     expect(small.prefixTokens).toBeGreaterThan(small.suffixTokens);
+  });
+});
+
+describe('cursor echo (models trained with reposhapley.echo_lines)', () => {
+  const tokenizer = new LineTokenizer(wordTokenizer);
+  const plan = planPrompt(PREFIX, SUFFIX, CANDIDATES, BUDGETS, tokenizer, 2);
+
+  test.each([
+    ['generation-echo', () => generationSegments(plan, [0])],
+    ['no-retrieval-echo', () => noRetrievalSegments(plan)],
+  ])('%s', async (name, build) => {
+    await expect(renderSegments(build())).toMatchFileSnapshot(`golden/reposhapley-${name}.txt`);
+  });
+
+  test('the echo is the last lines of the fitted prefix, the cursor line last, with the same ids', () => {
+    expect(plan.echo?.text).toBe('    session = Session()\n    return session.');
+    const prefixIds = plan.prefix.ids;
+    expect(prefixIds.slice(prefixIds.length - plan.echo!.ids.length)).toEqual(plan.echo!.ids);
+  });
+
+  test('generation and no-retrieval end with <MID> and the echo; selection and X are unchanged', () => {
+    const tail = (segments: ReturnType<typeof noRetrievalSegments>) => renderSegments(segments.slice(-2));
+    expect(tail(noRetrievalSegments(plan))).toBe('<MID>    session = Session()\n    return session.');
+    expect(tail(generationSegments(plan, [0, 2]))).toBe('<MID>    session = Session()\n    return session.');
+    const plain = planPrompt(PREFIX, SUFFIX, CANDIDATES, BUDGETS, tokenizer);
+    expect(plain.echo).toBeUndefined();
+    expect(renderSegments(selectionSegments(plan))).toBe(renderSegments(selectionSegments(plain)));
+    expect(renderSegments(noRetrievalSegments(plain))).toBe(renderSegments(noRetrievalSegments(plan)).replace(/<MID>[^]*$/, '<MID>'));
+  });
+
+  test('an empty cursor line does not count (two lines above it); a long cursor line keeps its tail', () => {
+    expect(planPrompt('a = 1\nb = 2\n', '', [], BUDGETS, tokenizer, 2).echo?.text).toBe('a = 1\nb = 2\n');
+    expect(planPrompt('a = 1\nb = 2\n    ', '', [], BUDGETS, tokenizer, 2).echo?.text).toBe('b = 2\n    ');
+    const long = `x = ${'word '.repeat(100)}`;
+    const echo = planPrompt(long, '', [], BUDGETS, tokenizer, 2).echo!;
+    expect(echo.ids.length).toBeLessThanOrEqual(MAX_ECHO_TOKENS);
+    expect(long.endsWith(echo.text)).toBe(true);
   });
 });

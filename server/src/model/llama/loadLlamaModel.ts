@@ -27,6 +27,8 @@ const MMAP_ABOVE_BYTES = 1024 ** 3;
 const CONTROL_TRAINED_KEY = 'reposhapley.control_tokens_trained';
 /** Written by our export after distillation: the t_c tuned on validation packages. */
 const NEED_THRESHOLD_KEY = 'reposhapley.need_threshold';
+/** Written by our export: prefix lines the model was trained to see repeated after <MID>. */
+const ECHO_LINES_KEY = 'reposhapley.echo_lines';
 
 const SETTING_HINT = 'Set reposhapley.modelPath to a GGUF model file, or leave it empty to use the bundled default model.';
 
@@ -102,11 +104,18 @@ function describeModel(
     hasControlTokens: scan.hasControlTokens,
     controlTokensTrained: scan.hasControlTokens && header.kv.get(CONTROL_TRAINED_KEY)?.value !== false,
     needThreshold: recordedThreshold(header),
+    echoLines: recordedEchoLines(header),
     fimLayout: scan.fimLayout,
     addBeginOfText: addBos?.type === GgufValueType.BOOL ? Boolean(addBos.value) : undefined,
     gpuLayers: runtime.gpuLayers,
     threads: runtime.threads,
   };
+}
+
+/** Prefix lines to echo after <MID>: a small whole number when recorded, else 0. */
+function recordedEchoLines(header: GgufHeader): number {
+  const value = Number(header.kv.get(ECHO_LINES_KEY)?.value ?? 0);
+  return Number.isInteger(value) && value >= 0 && value <= 8 ? value : 0;
 }
 
 /** The model's recorded t_c, when it is a number in [0, 1]. */
