@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       if (only && !only.has(pkg.name)) continue;
       const writer = isValidationPackage(pkg.name) ? writers.val : writers.train;
       const stats = await buildPackage(corpus, pkg, writer, tokenizer, prompt, options, mix, formats);
-      log(`${pkg.name.padEnd(28)} lm ${String(stats.lm).padStart(5)}  fim ${String(stats.fim).padStart(4)}  rag ${String(stats.rag).padStart(4)}  (${stats.skipped} targets over maxTokens)`);
+      log(`${pkg.name.padEnd(28)} lm ${String(stats.lm).padStart(5)}  fim ${String(stats.fim).padStart(4)}  rag ${String(stats.rag).padStart(4)}  (${stats.cut} cut to maxTokens, ${stats.skipped} skipped)`);
     }
     const summaries = [await writers.train.close(), await writers.val.close()];
     const replay = options.replayFrom ? await replayFrom(options.replayFrom, options.out, options.replay * summaries[0]!.tokens) : undefined;
@@ -104,10 +104,10 @@ async function main(): Promise<void> {
 async function buildPackage(
   corpus: Corpus, pkg: CorpusPackage, writer: ShardWriter, tokenizer: LineTokenizer, prompt: PromptSettings,
   options: Options, mix: Record<TargetKind, number>, formats: ReadonlySet<SequenceFormat>,
-): Promise<{ lm: number; fim: number; rag: number; skipped: number }> {
+): Promise<{ lm: number; fim: number; rag: number; cut: number; skipped: number }> {
   const root = path.join(corpus.dir, pkg.name);
   const texts = await Promise.all(pkg.files.map(async (row) => ({ path: row.path, text: await corpus.readText(row) })));
-  const stats = { lm: 0, fim: 0, rag: 0, skipped: 0 };
+  const stats = { lm: 0, fim: 0, rag: 0, cut: 0, skipped: 0 };
   const windows = formats.has('lm') ? lmWindows(texts, tokenizer, prompt.special.endOfText!, prompt.contextSize) : [];
   for (const window of windows) {
     await writer.add(window, { package: pkg.name, path: window.path, kind: '' });
@@ -125,6 +125,7 @@ async function buildPackage(
         const built = await targetSequences(repo, prompt, file.absPath, file.text, target);
         if (!built) { stats.skipped++; continue; }
         made++;
+        if (built.cut) stats.cut++;
         if (formats.has('fim')) {
           await writer.add(built.fim, { package: pkg.name, path: target.relPath, kind });
           stats.fim++;

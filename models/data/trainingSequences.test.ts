@@ -148,6 +148,28 @@ describe('targetSequences', () => {
       repo.dispose();
     }
   });
+
+  test('a block longer than maxTokens is cut after its last whole line that fits, with no <EOT>', async () => {
+    const tokenizer = new LineTokenizer({ tokenize: vocab.tokenize });
+    const repo = await openRepository(ROOT, DEFAULT_SETTINGS, tokenizer);
+    try {
+      const file = repo.index.file('app/checkout.py')!;
+      const target = findTargets(file, repo.index, repo.parser).block.find((t) => t.text.split('\n').length >= 3)!;
+      const [first, second] = target.text.split('\n');
+      const firstTwo = `${first}\n${second}\n`;
+      const maxTokens = tokenizer.text(firstTwo).length + 1; // two lines fit, the third does not
+      expect(tokenizer.text(target.text).length).toBeGreaterThan(maxTokens);
+      const prompt: PromptSettings = { contextSize: 1024, settings: { ...DEFAULT_SETTINGS, maxTokens }, special, echoLines: 2 };
+      const built = (await targetSequences(repo, prompt, file.absPath, file.text, target))!;
+      expect(built.cut).toBe(true);
+      const supervisedIds = built.fim.ids.filter((_, i) => built.fim.mask[i] === 1);
+      expect(vocab.detokenize(supervisedIds, true)).toBe(firstTwo);
+      expect(built.fim.ids.at(-1)).not.toBe(special.endOfText);
+      expect(built.fim.mask.at(-1)).toBe(1);
+    } finally {
+      repo.dispose();
+    }
+  });
 });
 
 describe('lmWindows', () => {

@@ -8,13 +8,15 @@
  * The steps mirror completion/pipeline.ts: the document buffer (the file without the target)
  * replaces the file in the index, the cursor splits it, budgets are fitted to the model's
  * context, the query and retrieval are the pipeline's, and chunks are packed the same way.
- * Loss mask: 1 on Y and its <EOT> (fim, rag), 1 everywhere (lm).
+ * Loss mask: 1 on Y and its <EOT> (fim, rag), 1 everywhere (lm). A Y longer than maxTokens is
+ * cut after its last whole line that fits and has no <EOT>: dropping such targets left mostly
+ * one-line block bodies, and the model learned to end every block after one line.
  */
 import type { CompletionSettings } from '../../shared/settings.js';
 import { splitAtCursor } from '../../server/src/completion/cursor.js';
 import type { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
 import type { SpecialTokenIds } from '../../server/src/model/completionModel.js';
-import { fitBudgetsToContext, packCandidates, type TokenizedText } from '../../server/src/prompt/budget.js';
+import { fitBudgetsToContext, fitSuffix, packCandidates, type TokenizedText } from '../../server/src/prompt/budget.js';
 import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { toTokenIds, type Segment } from '../../server/src/prompt/segments.js';
 import { generationSegments, noRetrievalSegments, planPrompt, withTarget, type PromptPlan } from '../../server/src/prompt/sequences.js';
@@ -48,20 +50,20 @@ export interface RepositoryTools {
 
 /**
  * The fim and rag sequences of one target (rag only when retrieval packed something: with
- * nothing packed the full policy sends the fim prompt). Undefined when the target needs more
- * tokens than inference would generate (maxTokens).
+ * nothing packed the full policy sends the fim prompt). A target longer than inference would
+ * generate (maxTokens) is cut by whole lines (`cut`); undefined when not even its first line fits.
  */
 export async function targetSequences(
   tools: RepositoryTools, prompt: PromptSettings, absPath: string, fileText: string, target: Target,
-): Promise<{ fim: TrainingSequence; rag?: TrainingSequence; candidates: number } | undefined> {
-  const prepared = await prepareTarget(tools, prompt, absPath, fileText, target);
+): Promise<{ fim: TrainingSequence; rag?: TrainingSequence; candidates: number; cut: boolean } | undefined> {
+  const prepared = await prepareTarget(tools, prompt, absPath, fileText, target, { cutLongTargets: true });
   if (!prepared) return undefined;
-  const { plan, y } = prepared;
-  const supervisedTokens = y.ids.length + 1;
-  const fim = supervised('fim', withTarget(noRetrievalSegments(plan), y), supervisedTokens, prompt.special);
+  const { plan, y, complete } = prepared;
+  const supervisedTokens = y.ids.length + (complete ? 1 : 0);
+  const fim = supervised('fim', withTarget(noRetrievalSegments(plan), y, complete), supervisedTokens, prompt.special);
   const rag = plan.packed.length === 0 ? undefined
-    : supervised('rag', withTarget(generationSegments(plan, plan.packed.map((_, i) => i)), y), supervisedTokens, prompt.special);
-  return { fim, rag, candidates: plan.packed.length };
+    : supervised('rag', withTarget(generationSegments(plan, plan.packed.map((_, i) => i)), y, complete), supervisedTokens, prompt.special);
+  return { fim, rag, candidates: plan.packed.length, cut: !complete };
 }
 
 /** A target as inference would see it: the fitted plan with the packed top-K candidates, and Y. */
@@ -69,20 +71,26 @@ export interface PreparedTarget {
   plan: PromptPlan;
   candidates: Candidate[];
   y: TokenizedText;
+  /** False when Y was cut to maxTokens (only with `cutLongTargets`). */
+  complete: boolean;
 }
 
 /**
  * The pipeline's steps for one target: the document buffer (the file without the target)
  * replaces the file in the index, the cursor splits it, budgets are fitted to the context, and
  * retrieval and packing run as the server runs them. Undefined when Y is empty or longer than
- * inference would generate (maxTokens).
+ * inference would generate (maxTokens); with `cutLongTargets`, a longer Y is cut to its first
+ * whole lines that fit instead (undefined when none does).
  */
 export async function prepareTarget(
   tools: RepositoryTools, prompt: PromptSettings, absPath: string, fileText: string, target: Target,
+  options: { cutLongTargets?: boolean } = {},
 ): Promise<PreparedTarget | undefined> {
   const { settings } = prompt;
-  const targetIds = tools.tokenizer.text(target.text);
-  if (targetIds.length === 0 || targetIds.length > settings.maxTokens) return undefined;
+  const whole: TokenizedText = { text: target.text, ids: tools.tokenizer.text(target.text) };
+  const complete = whole.ids.length <= settings.maxTokens;
+  const y = complete || !options.cutLongTargets ? whole : fitSuffix(target.text, settings.maxTokens, tools.tokenizer);
+  if (y.ids.length === 0 || y.ids.length > settings.maxTokens) return undefined;
   const buffer = fileText.slice(0, target.start) + fileText.slice(target.end);
   const split = splitAtCursor(buffer, { line: target.line, character: target.character });
   const budgets = fitBudgetsToContext(settings.budgets, prompt.contextSize, settings.maxTokens, settings.topK);
@@ -94,7 +102,7 @@ export async function prepareTarget(
       { topK: settings.topK, windowLines: settings.windowLines },
     );
     const packed = packCandidates(candidates, budgets.chunkTokens, tools.tokenizer);
-    return { plan: { ...plan, packed }, candidates, y: { text: target.text, ids: targetIds } };
+    return { plan: { ...plan, packed }, candidates, y, complete };
   } finally {
     await tools.index.closeDocument(absPath);
   }

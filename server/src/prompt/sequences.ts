@@ -98,7 +98,10 @@ export function formatOneSegments(plan: PromptPlan, keep: readonly boolean[]): S
   return [...selectionSegments(plan), ...keep.map((k) => special(k ? 'KEEP' : 'DROP')), special('DONE')];
 }
 
-/** Format-2 / no-retrieval training sequence: the prompt, then Y and end-of-text. */
-export function withTarget(prompt: readonly Segment[], target: TokenizedText): Segment[] {
-  return [...prompt, text(target), special('EOT')];
+/**
+ * Format-2 / no-retrieval training sequence: the prompt, then Y and end-of-text. A target cut
+ * to what one completion generates (`ended` false) has no end-of-text: the text goes on.
+ */
+export function withTarget(prompt: readonly Segment[], target: TokenizedText, ended = true): Segment[] {
+  return ended ? [...prompt, text(target), special('EOT')] : [...prompt, text(target)];
 }
