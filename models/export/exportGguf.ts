@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { GgufWriter } from '../../server/src/model/gguf/ggufWriter.js';
 import { GgmlType, GgufValueType, Q8_0_BLOCK_SIZE, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
+import { CONTROL_TRAINED_KEY, ECHO_LINES_KEY, MAX_ECHO_LINES, NEED_THRESHOLD_KEY } from '../../server/src/model/reposhapleyKeys.js';
 import { openTensorDump, type TensorDump } from './tensorDump.js';
 import { loadTokenizer } from './tokenizerMetadata.js';
 
@@ -48,12 +49,6 @@ export interface ExportSummary {
   types: Record<string, number>;
 }
 
-/** Read by the server (model/llama/loadLlamaModel.ts) to decide what `auto` means. */
-export const CONTROL_TRAINED_KEY = 'reposhapley.control_tokens_trained';
-/** Read by the server as the default t_c when the user sets none. */
-export const NEED_THRESHOLD_KEY = 'reposhapley.need_threshold';
-/** Read by the server: prefix lines to repeat after <MID> (server/src/prompt/sequences.ts). */
-export const ECHO_LINES_KEY = 'reposhapley.echo_lines';
 
 const GGML_TYPES: Record<WeightType, WritableGgmlType> = { f32: GgmlType.F32, f16: GgmlType.F16, q8_0: GgmlType.Q8_0 };
 /** llama.cpp LLAMA_FTYPE: ALL_F32, MOSTLY_F16, MOSTLY_Q8_0. */
@@ -76,7 +71,9 @@ export async function exportGguf(options: ExportOptions): Promise<ExportSummary>
     writer.addKv(NEED_THRESHOLD_KEY, options.needThreshold, GgufValueType.FLOAT32);
   }
   if (options.echoLines) {
-    if (!Number.isInteger(options.echoLines) || options.echoLines < 0 || options.echoLines > 8) throw new RangeError(`echo lines ${options.echoLines} is not a whole number in [0, 8]`);
+    if (!Number.isInteger(options.echoLines) || options.echoLines < 0 || options.echoLines > MAX_ECHO_LINES) {
+      throw new RangeError(`echo lines ${options.echoLines} is not a whole number in [0, ${MAX_ECHO_LINES}]`);
+    }
     writer.addKv(ECHO_LINES_KEY, options.echoLines, GgufValueType.UINT32);
   }
   tokenizer.addTo(writer);

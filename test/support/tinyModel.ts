@@ -11,6 +11,7 @@
 import { GgufWriter } from '../../server/src/model/gguf/ggufWriter.js';
 import { fnv1a, mulberry32 } from '../../server/src/util/hashing.js';
 import { GgmlType, GgufValueType, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
+import { ECHO_LINES_KEY, NEED_THRESHOLD_KEY } from '../../server/src/model/reposhapleyKeys.js';
 import {
   END_OF_TEXT,
   FIM_LAYOUTS,
@@ -139,8 +140,8 @@ function addModelKvs(writer: GgufWriter, options: TinyModelOptions, vocabularySi
     .addKv('llama.attention.layer_norm_rms_epsilon', 1e-5, GgufValueType.FLOAT32)
     .addKv('llama.rope.dimension_count', d / heads, u32)
     .addKv('llama.rope.freq_base', 10000, GgufValueType.FLOAT32);
-  if (options.needThreshold !== undefined) writer.addKv('reposhapley.need_threshold', options.needThreshold, GgufValueType.FLOAT32);
-  if (options.echoLines !== undefined) writer.addKv('reposhapley.echo_lines', options.echoLines, GgufValueType.UINT32);
+  if (options.needThreshold !== undefined) writer.addKv(NEED_THRESHOLD_KEY, options.needThreshold, GgufValueType.FLOAT32);
+  if (options.echoLines !== undefined) writer.addKv(ECHO_LINES_KEY, options.echoLines, GgufValueType.UINT32);
 }
 
 /** llama.cpp's LLAMA_FTYPE for an all-F32 / mostly-F16 / mostly-Q8_0 model. */

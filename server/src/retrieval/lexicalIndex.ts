@@ -53,7 +53,7 @@ interface WindowTokens {
 }
 
 export class LexicalIndex {
-  private readonly tokenIds = new Map<string, number>();
+  private tokenIds = new Map<string, number>();
   private postings: Postings[] = [];
   /** By window id; undefined once the window is dead. */
   private chunks: (Chunk | undefined)[] = [];
@@ -306,8 +306,7 @@ export class LexicalIndex {
         else line.tokens = tokens;
       }
     }
-    this.tokenIds.clear();
-    for (const [token, id] of tokenIds) this.tokenIds.set(token, id);
+    this.tokenIds = tokenIds;
     this.scratch = new Int32Array(0);
   }
 

@@ -8,6 +8,7 @@ import type { LoadModelOptions, LoadModelResult, ModelInfo } from '../completion
 import type { Logger } from '../../util/logger.js';
 import { kvArray, kvString, readGgufHeader, type GgufHeader } from '../gguf/ggufReader.js';
 import { GgufValueType } from '../gguf/ggufTypes.js';
+import { CONTROL_TRAINED_KEY, ECHO_LINES_KEY, MAX_ECHO_LINES, NEED_THRESHOLD_KEY } from '../reposhapleyKeys.js';
 import { scanSpecialTokens } from './specialTokenIds.js';
 import { acquireRuntime, resolveThreads, type RuntimeLease } from './llamaRuntime.js';
 import { LlamaCompletionModel } from './llamaCompletionModel.js';
@@ -23,12 +24,6 @@ export const DEFAULT_MAX_CONTEXT = 4096;
  */
 const MMAP_ABOVE_BYTES = 1024 ** 3;
 
-/** Written by our export: false for a base model that has the control tokens but never learned them. */
-const CONTROL_TRAINED_KEY = 'reposhapley.control_tokens_trained';
-/** Written by our export after distillation: the t_c tuned on validation packages. */
-const NEED_THRESHOLD_KEY = 'reposhapley.need_threshold';
-/** Written by our export: prefix lines the model was trained to see repeated after <MID>. */
-const ECHO_LINES_KEY = 'reposhapley.echo_lines';
 
 const SETTING_HINT = 'Set reposhapley.modelPath to a GGUF model file, or leave it empty to use the bundled default model.';
 
@@ -115,7 +110,7 @@ function describeModel(
 /** Prefix lines to echo after <MID>: a small whole number when recorded, else 0. */
 function recordedEchoLines(header: GgufHeader): number {
   const value = Number(header.kv.get(ECHO_LINES_KEY)?.value ?? 0);
-  return Number.isInteger(value) && value >= 0 && value <= 8 ? value : 0;
+  return Number.isInteger(value) && value >= 0 && value <= MAX_ECHO_LINES ? value : 0;
 }
 
 /** The model's recorded t_c, when it is a number in [0, 1]. */

@@ -1,0 +1,13 @@
+/**
+ * The GGUF metadata keys our export writes (models/export/exportGguf.ts) and the server reads
+ * (model/llama/loadLlamaModel.ts): one definition for both sides.
+ */
+
+/** False for a base model that has the control tokens but never learned them (`auto` must not pick reposhapley). */
+export const CONTROL_TRAINED_KEY = 'reposhapley.control_tokens_trained';
+/** The t_c tuned on validation packages after distillation; the server's default when the user sets none. */
+export const NEED_THRESHOLD_KEY = 'reposhapley.need_threshold';
+/** Prefix lines the model was trained to see repeated after <MID> (prompt/sequences.ts cursor echo). */
+export const ECHO_LINES_KEY = 'reposhapley.echo_lines';
+/** Most echo lines a GGUF may declare; a larger or malformed value is written by no export and read as 0. */
+export const MAX_ECHO_LINES = 8;
