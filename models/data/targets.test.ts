@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPythonParser, type PythonParser } from '../../server/src/indexing/parser.js';
 import type { Definition, FileIndex, IndexView } from '../../server/src/indexing/types.js';
 import { seededRandom, sample } from './random.js';
-import { blockBodyEnd, findTargets, MAX_BLOCK_LINES, type Target, type TargetKind } from './targets.js';
+import { blockBodyEnd, drawTargets, findTargets, MAX_BLOCK_LINES, type Target, type TargetKind } from './targets.js';
 
 let parser: PythonParser;
 beforeAll(async () => {
@@ -60,9 +60,9 @@ describe('findTargets', () => {
   });
 
   test('block targets: whole bodies after a colon, cursor after the first body line\'s indentation', () => {
-    expect(found.block.map((t) => [t.line, t.character, t.text])).toEqual([
-      [3, 4, SOURCE.split('\n').slice(3, 9).join('\n').slice(4)],
-      [5, 8, 'cart.add(item)\n\n        # done'],
+    expect(found.block.map((t) => [t.line, t.character, t.text, t.body])).toEqual([
+      [3, 4, SOURCE.split('\n').slice(3, 9).join('\n').slice(4), 'function'],
+      [5, 8, 'cart.add(item)\n\n        # done', 'statement'],
     ]);
   });
 
@@ -101,4 +101,48 @@ test('line targets leave out docstrings and lines inside multi-line strings (the
   ].join('\n');
   const lines = findTargets(fileIndex(source, {}), view([]), parser).line.map((t) => t.line);
   expect(lines).toEqual([0, 4, 6, 10]);
+});
+
+describe('function-body block targets (the bench\'s RepoEval rule)', () => {
+  const source = [
+    'def load(path):',                     // 0
+    '    """Read a config file.',          // 1
+    '',                                    // 2
+    '    Returns a dict."""',              // 3
+    '    with open(path) as f:',           // 4
+    '        text = f.read()',             // 5
+    '    return parse(text)',              // 6
+    '',                                    // 7
+    'def short():',                        // 8
+    '    """Too short for the rule."""',   // 9
+    '    return 1',                        // 10
+  ].join('\n');
+  const blocks = () => findTargets(fileIndex(source, {}), view([]), parser).block;
+
+  test('start at the first statement after the docstring and run to the body\'s end', () => {
+    const fn = blocks().find((t) => t.body === 'function')!;
+    expect([fn.line, fn.character]).toEqual([4, 4]);
+    expect(fn.text).toBe(source.split('\n').slice(4, 7).join('\n').slice(4));
+  });
+
+  test('bodies under 3 lines are no function targets; a docstring-first body stays a statement target', () => {
+    expect(blocks().filter((t) => t.body === 'function')).toHaveLength(1);
+    expect(blocks().filter((t) => t.body === 'statement').map((t) => t.line)).toEqual([1, 5, 9]);
+  });
+});
+
+test('drawTargets takes block targets half from function bodies, alternating', () => {
+  const functions = Array.from({ length: 6 }, (_, i) => [
+    `def f${i}(x):`, '    y = x + 1', '    z = y * 2', '    return z', '',
+  ]).flat();
+  const statements = Array.from({ length: 10 }, (_, i) => [`if c${i}:`, `    v = ${i}`, '']).flat();
+  const text = [...functions, ...statements].join('\n');
+  const file = fileIndex(text, {});
+  const repoView: IndexView = { ...view([]), files: () => [file] };
+  const drawn = drawTargets(repoView, 'repo', 2, { line: 0, api: 0, block: 1 }, parser).block;
+  expect(drawn).toHaveLength(6);
+  expect(drawn.map((t) => t.body)).toEqual(['function', 'statement', 'function', 'statement', 'function', 'statement']);
+  const fewFunctions = drawTargets(repoView, 'repo', 6, { line: 0, api: 0, block: 1 }, parser).block;
+  expect(fewFunctions.filter((t) => t.body === 'function')).toHaveLength(6);
+  expect(fewFunctions).toHaveLength(16);
 });

@@ -3,16 +3,19 @@
  *   line   the rest of a line, cursor after its indentation
  *   api    the rest of a line from a call of a function or class defined in another file of
  *          the same repository, cursor at the called name (the cross-file evidence case)
- *   block  the whole body of a compound statement, cursor on the first body line after its
- *          indentation, which is what the server treats as a block position (completion/cursor.ts:
- *          the previous line ends with ':' and no body follows)
+ *   block  a whole body, cursor on its first statement after the indentation, from two sources
+ *          drawn half and half: function bodies of 3–15 lines after the docstring, exactly the
+ *          bench's RepoEval function-level rule (bench/src/tasks/blockTasks.ts), and the bodies of
+ *          other compound statements right after their ':' line, which is what the server treats
+ *          as a block position in auto mode (completion/cursor.ts)
  * A target is a span [start, end) of the file text; the document the model sees is the text
  * without it, exactly what an editor buffer holds before the user types it.
  */
+import { blockSpans } from '../../bench/src/tasks/blockTasks.js';
 import { proseRows } from '../../bench/src/tasks/lineTasks.js';
-import type { PythonParser } from '../../server/src/indexing/parser.js';
+import type { PythonParser, Tree } from '../../server/src/indexing/parser.js';
 import type { FileIndex, IndexView } from '../../server/src/indexing/types.js';
-import { sample, seededRandom } from './random.js';
+import { sample, seededRandom, type Random } from './random.js';
 
 export type TargetKind = 'line' | 'api' | 'block';
 
@@ -26,7 +29,11 @@ export interface Target {
   start: number;
   end: number;
   text: string;
+  /** For block targets: a function body (the bench's rule) or another compound statement's body. */
+  body?: BlockSource;
 }
+
+export type BlockSource = 'function' | 'statement';
 
 /** Most lines of a block target (the server's MAX_BLOCK_LINES cut). */
 export const MAX_BLOCK_LINES = 15;
@@ -40,21 +47,24 @@ export function findTargets(file: FileIndex, view: IndexView, parser: PythonPars
   const found: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
   if (file.text.includes('\r')) return found;
   const starts = lineStarts(file.lines);
-  const prose = proseLinesOf(file.text, parser);
   const make = (kind: TargetKind, line: number, character: number, endLine: number): Target => {
     const start = starts[line]! + character;
     const end = starts[endLine]! + file.lines[endLine]!.length;
     return { kind, relPath: file.relPath, line, character, start, end, text: file.text.slice(start, end) };
   };
-  file.lines.forEach((text, line) => {
-    const indent = indentOf(text);
-    const body = text.slice(indent);
-    // Docstring and other multi-line string lines are prose, not code to complete: a model fed
-    // them as targets learns to open strings (a fine-tune on such targets collapsed to `"""`).
-    if (body.trim().length >= 3 && !body.startsWith('#') && !prose.has(line)) found.line.push(make('line', line, indent, line));
-    const block = blockBodyEnd(file.lines, line);
-    if (block !== undefined) found.block.push(make('block', line + 1, indentOf(file.lines[line + 1]!), block));
-  });
+  const tree = parser.parse(file.text);
+  try {
+    const prose = proseRows(tree);
+    file.lines.forEach((text, line) => {
+      const body = text.slice(indentOf(text));
+      // Docstring and other multi-line string lines are prose, not code to complete: a model fed
+      // them as targets learns to open strings (a fine-tune on such targets collapsed to `"""`).
+      if (body.trim().length >= 3 && !body.startsWith('#') && !prose.has(line)) found.line.push(make('line', line, indentOf(text), line));
+    });
+    found.block = blockTargets(file, tree, make);
+  } finally {
+    tree.delete();
+  }
   for (const [name, lines] of file.references) {
     if (!definedElsewhere(view, name, file.relPath)) continue;
     for (const line of lines) {
@@ -64,6 +74,29 @@ export function findTargets(file: FileIndex, view: IndexView, parser: PythonPars
   }
   found.api.sort((a, b) => a.start - b.start);
   return found;
+}
+
+/**
+ * Function bodies as the bench cuts them, then the other compound-statement bodies (a function
+ * without a docstring is found by both rules and kept once, as a function body). Without the
+ * function rule no block target ever started after a docstring, the bench's commonest block
+ * position, and the model learned to end a block after one line.
+ */
+function blockTargets(
+  file: FileIndex, tree: Tree, make: (kind: TargetKind, line: number, character: number, endLine: number) => Target,
+): Target[] {
+  const functions = blockSpans(file, tree).map((span) => ({
+    ...make('block', span.start.line, span.start.character, span.end.line), body: 'function' as const,
+  }));
+  const taken = new Set(functions.map((t) => t.start));
+  const statements: Target[] = [];
+  file.lines.forEach((_, line) => {
+    const end = blockBodyEnd(file.lines, line);
+    if (end === undefined) return;
+    const target: Target = { ...make('block', line + 1, indentOf(file.lines[line + 1]!), end), body: 'statement' };
+    if (!taken.has(target.start)) statements.push(target);
+  });
+  return [...functions, ...statements].sort((a, b) => a.start - b.start);
 }
 
 function proseLinesOf(text: string, parser: PythonParser): Set<number> {
@@ -144,9 +177,28 @@ export function drawTargets(
   const drawn: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
   for (const kind of TARGET_KINDS) {
     pools[kind].sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : a.start - b.start));
-    drawn[kind] = sample(pools[kind], Math.round(perRepository * mix[kind]) * 3, random);
+    const wanted = Math.round(perRepository * mix[kind]) * 3;
+    drawn[kind] = kind === 'block' ? drawBlocks(pools.block, wanted, random) : sample(pools[kind], wanted, random);
   }
   return drawn;
+}
+
+/**
+ * Block targets half from function bodies, half from other statements' bodies (one source fills
+ * in for the other when it runs short), alternating so that any prefix keeps the balance.
+ */
+function drawBlocks(pool: readonly Target[], wanted: number, random: Random): Target[] {
+  const functions = pool.filter((t) => t.body === 'function');
+  const statements = pool.filter((t) => t.body !== 'function');
+  const fromFunctions = Math.min(functions.length, Math.max(Math.ceil(wanted / 2), wanted - statements.length));
+  const a = sample(functions, fromFunctions, random);
+  const b = sample(statements, wanted - a.length, random);
+  const mixed: Target[] = [];
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (i < a.length) mixed.push(a[i]!);
+    if (i < b.length) mixed.push(b[i]!);
+  }
+  return mixed;
 }
 
 export const TARGET_KINDS: readonly TargetKind[] = ['line', 'api', 'block'];
