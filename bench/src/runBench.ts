@@ -12,7 +12,7 @@ import { harnessTiming, type HarnessTiming } from './metrics/harnessTiming.js';
 import { summarize, type BenchSummary } from './metrics/summary.js';
 import type { ProgressReporter } from './progress.js';
 import { updateDocSection } from './report/docsSection.js';
-import { differenceTable, qualityTable, timingTable, typingTable, type ReportMeta } from './report/markdown.js';
+import { differenceTable, evidenceTable, qualityTable, timingTable, typingTable, type ReportMeta } from './report/markdown.js';
 import { writeReport, type ReportFiles } from './report/writeReport.js';
 import { buildTasks, type Repository } from './tasks/buildTasks.js';
 import type { TaskType } from './tasks/types.js';
@@ -117,11 +117,13 @@ export async function fetchRepositories(options: Pick<BenchOptions, 'packages' |
 /** The section of docs/benchmarks.md between the markers. */
 function docsSection(meta: ReportMeta, summary: BenchSummary, timing: HarnessTiming, files: ReportFiles): string {
   const typing = typingTable(summary);
+  const evidence = evidenceTable(summary);
   return [
     `Latest run: ${meta.startedAt}, model \`${path.basename(meta.model)}\`, ${meta.machine}, wall time ${Math.round(meta.wallMs / 1000)} s ` +
       `(report folder \`bench/reports/${path.basename(files.dir)}/\`, not committed).`,
     '', '```sh', meta.command, '```', '',
     qualityTable(summary), '', differenceTable(summary), '',
+    ...(evidence ? [evidence, ''] : []),
     ...(typing ? [typing, ''] : []),
     timingTable(timing),
   ].join('\n');

@@ -1,6 +1,7 @@
 /** What the driver records per task and policy. */
 import type { CompletionTrace } from '../../../shared/messages.js';
 import type { PolicyName } from '../../../shared/settings.js';
+import type { CalleeEvidence } from '../metrics/evidence.js';
 import type { QualityScores } from '../metrics/textMetrics.js';
 import type { TaskType } from '../tasks/types.js';
 
@@ -47,5 +48,7 @@ export interface TaskResult {
   scores: QualityScores;
   /** The server's trace of the (final) completion; undefined when it produced none. */
   trace?: CompletionTrace;
+  /** API tasks with a trace: whether the callee's definition was retrieved and sent. */
+  evidence?: CalleeEvidence;
   typing?: TypingStats;
 }

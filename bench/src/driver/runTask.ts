@@ -6,6 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import type { CompletionTrace } from '../../../shared/messages.js';
 import type { PolicyName } from '../../../shared/settings.js';
+import { calleeEvidence } from '../metrics/evidence.js';
 import { scoreCompletion } from '../metrics/textMetrics.js';
 import type { BenchTask, Position } from '../tasks/types.js';
 import type { TaskResult } from './results.js';
@@ -49,6 +50,8 @@ export async function runTask(session: ServerSession, task: BenchTask, policy: P
   };
   if (error) result.error = error;
   if (trace) result.trace = trace;
+  const evidence = trace && calleeEvidence(task, trace);
+  if (evidence) result.evidence = evidence;
   return result;
 }
 

@@ -44,6 +44,21 @@ export interface GroupSummary {
   /** Tasks answered with no completion. */
   empty: number;
   typing?: TypingSummary;
+  evidence?: EvidenceSummary;
+}
+
+/**
+ * API tasks: how often the callee's definition reached the model, and EM with and without it
+ * in the prompt (does the model use the evidence when it is there?).
+ */
+export interface EvidenceSummary {
+  tasks: number;
+  /** Shares (0–1) of `tasks`. */
+  foundRate: number;
+  inPromptRate: number;
+  /** EM percent over the tasks with the definition in the prompt, and over the others (NaN when none). */
+  emInPrompt: number;
+  emNotInPrompt: number;
 }
 
 /** --typing mode aggregates (per keystroke request unless said otherwise). */
@@ -109,7 +124,23 @@ function summarizeGroup(results: readonly TaskResult[], policy: PolicyName, type
   };
   const typing = summarizeTyping(results);
   if (typing) summary.typing = typing;
+  const evidence = summarizeEvidence(results);
+  if (evidence) summary.evidence = evidence;
   return summary;
+}
+
+function summarizeEvidence(results: readonly TaskResult[]): EvidenceSummary | undefined {
+  const withEvidence = results.filter((r): r is TaskResult & { evidence: NonNullable<TaskResult['evidence']> } => r.evidence !== undefined);
+  if (withEvidence.length === 0) return undefined;
+  const inPrompt = withEvidence.filter((r) => r.evidence.inPrompt);
+  const notInPrompt = withEvidence.filter((r) => !r.evidence.inPrompt);
+  return {
+    tasks: withEvidence.length,
+    foundRate: average(withEvidence.map((r) => (r.evidence.found ? 1 : 0))),
+    inPromptRate: inPrompt.length / withEvidence.length,
+    emInPrompt: average(inPrompt.map((r) => r.scores.em * 100)),
+    emNotInPrompt: average(notInPrompt.map((r) => r.scores.em * 100)),
+  };
 }
 
 function summarizeTyping(results: readonly TaskResult[]): TypingSummary | undefined {

@@ -47,6 +47,18 @@ export function typingTable(summary: BenchSummary): string | undefined {
   return markdownTable(['type', 'policy', 'keys/task', 'shown', 'empty', 'cancelled', 'cache hits', 'reused tok', 'after last key p50 / p95 (ms)'], rows);
 }
 
+/** API tasks: the callee's definition among the candidates and in the prompt, and EM split by it. */
+export function evidenceTable(summary: BenchSummary): string | undefined {
+  const rows = summary.groups
+    .filter((g): g is GroupSummary & { evidence: NonNullable<GroupSummary['evidence']> } => g.evidence !== undefined && g.type !== 'all')
+    .map((g) => [
+      g.type, g.policy, String(g.evidence.tasks), pct(g.evidence.foundRate, 0), pct(g.evidence.inPromptRate, 0),
+      num(g.evidence.emInPrompt), num(g.evidence.emNotInPrompt),
+    ]);
+  if (rows.length === 0) return undefined;
+  return markdownTable(['type', 'policy', 'tasks', 'definition retrieved', 'definition in prompt', 'EM % with it in prompt', 'EM % without'], rows);
+}
+
 /** Harness cost per task run and the start-up per repository. */
 export function timingTable(timing: HarnessTiming): string {
   return markdownTable(['measure', 'value'], [
@@ -61,6 +73,7 @@ export function timingTable(timing: HarnessTiming): string {
 /** The whole summary.md. */
 export function reportMarkdown(meta: ReportMeta, summary: BenchSummary, timing: HarnessTiming): string {
   const typing = typingTable(summary);
+  const evidence = evidenceTable(summary);
   return [
     `# Benchmark report ${meta.startedAt}`,
     '',
@@ -80,6 +93,9 @@ export function reportMarkdown(meta: ReportMeta, summary: BenchSummary, timing: 
     '',
     differenceTable(summary),
     '',
+    ...(evidence ? ['## Cross-file evidence on API tasks', '', evidence, '',
+      'Whether a candidate covering the callee\'s definition was retrieved (top-K) and kept in the prompt. ' +
+      'Policies that do not retrieve show 0 %; their EM is all in the last column.', ''] : []),
     ...(typing ? ['## Typing (per keystroke request)', '', typing, ''] : []),
     '## Harness timing',
     '',

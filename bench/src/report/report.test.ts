@@ -4,7 +4,7 @@ import { summarize } from '../metrics/summary.js';
 import { scoreCompletion } from '../metrics/textMetrics.js';
 import { replaceSection, SECTION_END, SECTION_START } from './docsSection.js';
 import { markdownTable, signedInterval, withInterval } from './format.js';
-import { differenceTable, qualityTable } from './markdown.js';
+import { differenceTable, evidenceTable, qualityTable } from './markdown.js';
 import { escapeXml, niceMax, renderChart } from './svgChart.js';
 
 const results: TaskResult[] = ['none', 'full'].flatMap((policy) => ['a', 'b'].map((id, i): TaskResult => ({
@@ -52,4 +52,24 @@ test('chart: a well-formed SVG with a bar per policy and type and escaped labels
 
 test.each([[0, 1], [0.3, 0.5], [7, 10], [10, 10], [101, 200], [4_321, 5_000], [Number.NaN, 1]])('niceMax(%d) = %d', (value, expected) => {
   expect(niceMax(value)).toBe(expected);
+});
+
+test('evidence table: API tasks split by whether the callee\'s definition reached the prompt', () => {
+  const api = (id: string, policy: 'none' | 'full', inPrompt: boolean, hit: boolean): TaskResult => ({
+    taskId: id, type: 'api', repository: 'r', policy, completion: hit ? 'f(x)' : 'g', target: 'f(x)', outcome: 'ok',
+    latencyMs: 10, cycleMs: 10, scores: scoreCompletion(hit ? 'f(x)' : 'g', 'f(x)'),
+    evidence: { found: inPrompt || (policy === 'full' && id === 'c'), inPrompt },
+  });
+  const apiResults = [
+    api('a', 'full', true, true), api('b', 'full', true, false), api('c', 'full', false, false), api('d', 'full', false, true),
+    api('a', 'none', false, false), api('b', 'none', false, false), api('c', 'none', false, false), api('d', 'none', false, true),
+  ];
+  const apiSummary = summarize(apiResults, ['none', 'full'], ['api'], { resamples: 10 });
+  const full = apiSummary.groups.find((g) => g.policy === 'full' && g.type === 'api')!;
+  expect(full.evidence).toEqual({ tasks: 4, foundRate: 0.75, inPromptRate: 0.5, emInPrompt: 50, emNotInPrompt: 50 });
+  const rows = evidenceTable(apiSummary)!.split('\n');
+  expect(rows).toHaveLength(2 + 2); // header, rule, (api) x (none, full); the 'all' group is left out
+  expect(rows[2]).toBe('| api | none | 4 | 0 % | 0 % | – | 25.0 |');
+  expect(rows[3]).toBe('| api | full | 4 | 75 % | 50 % | 50.0 | 50.0 |');
+  expect(evidenceTable(summary)).toBeUndefined();
 });

@@ -24,7 +24,10 @@ export function apiSpans(file: FileIndex, tree: Tree, index: IndexView): TaskSpa
       type: 'api',
       start: { line: row, character: column },
       end: { line: row, character: (file.lines[row] ?? '').length },
-      callee: { name: definition.name, qualifiedName: definition.qualifiedName, relPath: definition.relPath, kind: definition.kind },
+      callee: {
+        name: definition.name, qualifiedName: definition.qualifiedName, relPath: definition.relPath, kind: definition.kind,
+        startLine: definition.startLine, endLine: definition.endLine,
+      },
     });
   }
   return [...byLine.values()].sort((a, b) => a.start.line - b.start.line);

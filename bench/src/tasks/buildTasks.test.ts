@@ -77,10 +77,11 @@ describe('buildTasks', () => {
     const byTarget = Object.fromEntries(api.map((t) => [t.target, t.callee]));
     expect(byTarget).toEqual({
       // Re-exported by pkg/__init__.py, defined in pkg/api.py.
-      'fetch("http://h/x")': { name: 'fetch', qualifiedName: 'fetch', relPath: 'pkg/api.py', kind: 'function' },
+      'fetch("http://h/x")': { name: 'fetch', qualifiedName: 'fetch', relPath: 'pkg/api.py', kind: 'function', startLine: 0, endLine: 5 },
       // `import pkg.util as u`: the leftmost resolving call of the line.
-      'u.helper(1) + util.helper(2)': { name: 'helper', qualifiedName: 'helper', relPath: 'pkg/util.py', kind: 'function' },
-      'Client.make()': { name: 'make', qualifiedName: 'Client.make', relPath: 'pkg/api.py', kind: 'method' },
+      'u.helper(1) + util.helper(2)': { name: 'helper', qualifiedName: 'helper', relPath: 'pkg/util.py', kind: 'function', startLine: 0, endLine: 4 },
+      // Lines [start, end) of the definition, its decorator included.
+      'Client.make()': { name: 'make', qualifiedName: 'Client.make', relPath: 'pkg/api.py', kind: 'method', startLine: 7, endLine: 10 },
     });
     // The cursor counts UTF-16 units: the emoji before the call is two.
     const fetchTask = api.find((t) => t.target.startsWith('fetch'))!;

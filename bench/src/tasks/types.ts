@@ -22,8 +22,8 @@ export interface TaskSpan {
   start: Position;
   /** Just after the target's last character (the end of its last line, newline excluded). */
   end: Position;
-  /** For API tasks: the definition the call resolves to, in another file. */
-  callee?: { name: string; qualifiedName: string; relPath: string; kind: string };
+  /** For API tasks: the definition the call resolves to, in another file ([startLine, endLine), 0-based, decorators included). */
+  callee?: { name: string; qualifiedName: string; relPath: string; kind: string; startLine: number; endLine: number };
 }
 
 /** A completion task: the file as the server must see it (prefix + suffix) and what it should produce. */

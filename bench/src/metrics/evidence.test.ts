@@ -1,0 +1,23 @@
+import { expect, test } from 'vitest';
+import type { TraceCandidate } from '../../../shared/messages.js';
+import { calleeEvidence } from './evidence.js';
+
+const callee = { name: 'load', qualifiedName: 'load', relPath: 'pkg/io.py', kind: 'function', startLine: 40, endLine: 52 };
+
+function candidate(relPath: string, startLine: number, endLine: number, kept: boolean): TraceCandidate {
+  return { index: 1, relPath, startLine, endLine, kind: 'window', sources: ['jaccard'], score: 1, kept };
+}
+
+test('a candidate covers the callee when its lines [start, end) hold the definition\'s first line', () => {
+  expect(calleeEvidence({ callee }, { candidates: [candidate('pkg/io.py', 30, 50, true)] })).toEqual({ found: true, inPrompt: true });
+  expect(calleeEvidence({ callee }, { candidates: [candidate('pkg/io.py', 40, 41, false)] })).toEqual({ found: true, inPrompt: false });
+});
+
+test('the wrong file, or a window ending on the header line or starting after it, is no evidence', () => {
+  const candidates = [candidate('pkg/other.py', 30, 50, true), candidate('pkg/io.py', 20, 40, true), candidate('pkg/io.py', 41, 60, true)];
+  expect(calleeEvidence({ callee }, { candidates })).toEqual({ found: false, inPrompt: false });
+});
+
+test('tasks without a callee (line, block) have no evidence record', () => {
+  expect(calleeEvidence({}, { candidates: [candidate('pkg/io.py', 30, 50, true)] })).toBeUndefined();
+});
