@@ -24,6 +24,10 @@ MAX_WEIGHT_CLASS = 255
 # How far ahead in the epoch's order the packer looks for a sequence that fills a window's gap.
 LOOKAHEAD = 256
 
+# Copy drills (see CopyDrills): lengths of the repeated random token string.
+DRILL_MIN_LENGTH = 16
+DRILL_MAX_LENGTH = 256
+
 
 @dataclass(frozen=True)
 class Span:
@@ -58,6 +62,12 @@ class ShardSet:
     def vocab_size(self) -> Optional[int]:
         value = self.index.get("vocabSize", self.index.get("vocab_size"))
         return int(value) if value is not None else None
+
+    def ordinary_tokens(self) -> int:
+        """Ids below this are ordinary tokens: the lowest special id of the index, else the vocabulary."""
+        special = self.index.get("special", {})
+        ids = [int(v) for value in special.values() for v in (value if isinstance(value, list) else [value])]
+        return min(ids) if ids else (self.vocab_size or self.max_token() + 1)
 
     def max_token(self) -> int:
         used = {s.shard for s in self.spans}
@@ -197,6 +207,69 @@ class Packer:
     def batch(self, batch_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         windows = [self.next_window() for _ in range(batch_size)]
         return tuple(np.stack([w[i] for w in windows]) for i in range(3))  # type: ignore[return-value]
+
+
+class CopyDrills:
+    """Mixes induction drills into training batches: a window that is one random string of
+    ordinary tokens (16-256 long) repeated to the window's end, with loss on every repetition
+    and none on the first occurrence, which nothing predicts.
+
+    Why: copying a span seen earlier in the context (an induction head) is what lets a model use
+    retrieved chunks at all, and the default model had not learned it after 30M tokens of code:
+    on a random string shown twice its loss stayed near uniform the second time (docs/training.md).
+    Repeated random strings are the cleanest signal for that circuit and carry nothing the model
+    could memorize instead. Which windows are drills is a function of (seed, window number), so
+    a resumed run draws the same ones; the count is part of the packer's state."""
+
+    def __init__(self, packer: Packer, fraction: float, ordinary_tokens: int, seed: int) -> None:
+        if not 0.0 <= fraction < 1.0:
+            raise ValueError(f"copy drill fraction {fraction} is not in [0, 1)")
+        self.packer = packer
+        self.fraction = fraction
+        self.ordinary_tokens = ordinary_tokens
+        self.seed = seed
+        self.windows = 0  # windows handed out so far, drills included
+
+    def state(self) -> dict:
+        return {**self.packer.state(), "drill_windows": self.windows}
+
+    def restore(self, state: dict) -> None:
+        self.packer.restore(state)
+        self.windows = int(state.get("drill_windows", 0))
+
+    def next_window(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rng = np.random.RandomState((self.seed * 7_919 + self.windows) % (2**32))
+        self.windows += 1
+        if rng.random_sample() >= self.fraction:
+            return self.packer.next_window()
+        return drill_window(rng, self.packer.seq_len + 1, self.ordinary_tokens)
+
+    def batch(self, batch_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        windows = [self.next_window() for _ in range(batch_size)]
+        return tuple(np.stack([w[i] for w in windows]) for i in range(3))  # type: ignore[return-value]
+
+
+def drill_window(rng: np.random.RandomState, length: int, ordinary_tokens: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One random string repeated to `length` tokens; loss class 1 from its second occurrence on."""
+    period = int(rng.randint(DRILL_MIN_LENGTH, DRILL_MAX_LENGTH + 1))
+    string = rng.randint(0, ordinary_tokens, size=period)
+    tokens = np.resize(string, length).astype(np.int64)
+    classes = np.ones(length, dtype=np.uint8)
+    classes[:period] = 0
+    return tokens, classes, np.zeros(length, dtype=np.int32)
+
+
+def copy_probe_windows(ordinary_tokens: int, count: int = 16, period: int = 64) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Fixed induction probes: random strings of `period` tokens shown twice, loss on the second
+    showing. A model that copies scores far below ln(vocabulary); one that cannot stays near it."""
+    rng = np.random.RandomState(20_261_129)
+    windows = []
+    for _ in range(count):
+        string = rng.randint(0, ordinary_tokens, size=period)
+        classes = np.zeros(2 * period, dtype=np.uint8)
+        classes[period + 1:] = 1  # the second showing's first token is not predictable either
+        windows.append((np.concatenate([string, string]).astype(np.int64), classes, np.zeros(2 * period, dtype=np.int32)))
+    return windows
 
 
 def validation_windows(data: ShardSet, seq_len: int, max_tokens: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:

@@ -22,7 +22,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(HERE))
 
 from checkpoint import load_model, save_weights  # noqa: E402
-from data import Packer, ShardSet, write_synthetic_shards  # noqa: E402
+from data import CopyDrills, Packer, ShardSet, copy_probe_windows, write_synthetic_shards  # noqa: E402
 from model import LlamaModel, ModelConfig, apply_rope, rope_tables  # noqa: E402
 from train import weighted_loss  # noqa: E402
 
@@ -123,6 +123,60 @@ class DataTest(unittest.TestCase):
         train, val = ShardSet(self.index, "train"), ShardSet(self.index, "val")
         self.assertEqual(len(train.spans) + len(val.spans), 8)
         self.assertEqual({train.shards[s.shard].split for s in train.spans}, {"train"})
+
+
+class CopyDrillTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.index = write_synthetic_shards(self.tmp.name, vocab_size=50, sequences=8, length=37, seed=3)
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def drills(self, fraction: float) -> CopyDrills:
+        return CopyDrills(Packer(ShardSet(self.index, "train"), seq_len=300, seed=5), fraction, ordinary_tokens=40, seed=5)
+
+    @staticmethod
+    def is_drill(window: tuple[np.ndarray, np.ndarray, np.ndarray]) -> bool:
+        """Packed windows hold several short documents (and padding); a drill is one document."""
+        return bool(np.all(window[2] == 0))
+
+    def test_drills_repeat_one_string_with_loss_on_the_repetitions_only(self) -> None:
+        drills = self.drills(0.5)
+        windows = [drills.next_window() for _ in range(40)]
+        made = [w for w in windows if self.is_drill(w)]
+        self.assertTrue(10 <= len(made) <= 30, len(made))
+        for tokens, classes, _ in made:
+            period = int(np.argmax(classes > 0))
+            self.assertTrue(16 <= period <= 256)
+            np.testing.assert_array_equal(tokens[period:], tokens[:len(tokens) - period])  # periodic
+            self.assertTrue(np.all(classes[:period] == 0) and np.all(classes[period:] == 1))
+            self.assertLess(int(tokens.max()), 40)  # ordinary tokens only
+
+    def test_no_drills_leaves_the_packer_stream_unchanged(self) -> None:
+        plain = Packer(ShardSet(self.index, "train"), seq_len=300, seed=5)
+        drills = self.drills(0.0)
+        for _ in range(5):
+            for x, y in zip(plain.next_window(), drills.next_window()):
+                np.testing.assert_array_equal(x, y)
+
+    def test_restored_state_draws_the_same_drills_and_sequences(self) -> None:
+        a = self.drills(0.3)
+        for _ in range(17):
+            a.next_window()
+        b = self.drills(0.3)
+        b.restore(json.loads(json.dumps(a.state())))
+        for _ in range(12):
+            for x, y in zip(a.next_window(), b.next_window()):
+                np.testing.assert_array_equal(x, y)
+
+    def test_copy_probes_show_a_string_twice_and_score_the_second_showing(self) -> None:
+        probes = copy_probe_windows(ordinary_tokens=40, count=3, period=10)
+        self.assertEqual(len(probes), 3)
+        for tokens, classes, docs in probes:
+            np.testing.assert_array_equal(tokens[:10], tokens[10:])
+            self.assertEqual(classes.tolist(), [0] * 11 + [1] * 9)
+            self.assertTrue(np.all(docs == 0))
 
 
 class LossTest(unittest.TestCase):

@@ -28,7 +28,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from checkpoint import CheckpointManager, load_into, load_model, model_weights, restore_rng, rng_state, run_directory  # noqa: E402
-from data import Packer, ShardSet, validation_windows  # noqa: E402
+from data import CopyDrills, Packer, ShardSet, copy_probe_windows, validation_windows  # noqa: E402
 from model import PRESETS, LlamaModel, ModelConfig, config_for  # noqa: E402
 
 
@@ -57,6 +57,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--loss-per", choices=["token", "sequence"], default="token",
                    help="average the loss over supervised tokens, or per packed sequence first (a fine-tune whose "
                         "completion targets supervise ~15 tokens each, next to replayed LM windows of ~1,000)")
+    p.add_argument("--copy-drills", type=float, default=0.0,
+                   help="share of training windows that are induction drills: a random token string repeated, "
+                        "loss on the repetitions (data.CopyDrills); 0 = none")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--precision", choices=["bf16", "fp32"], default="bf16", help="bf16 autocast (~3x faster on CPU here)")
@@ -176,6 +179,8 @@ class Trainer:
         self.step, self.tokens_seen, self.wall_seconds = 0, 0, 0.0
         self.best_val = math.inf
         self.packer = Packer(self.train_data, args.seq_len, args.seed)
+        if args.copy_drills > 0:
+            self.packer = CopyDrills(self.packer, args.copy_drills, self.train_data.ordinary_tokens(), args.seed)
         if latest is not None:
             blob = torch.load(latest, map_location="cpu")
             self.model = LlamaModel(ModelConfig.from_dict(blob["config"]))
@@ -253,7 +258,8 @@ class Trainer:
 
     def validate(self) -> float:
         val = evaluate(self.model, self.val_windows, self.args.device, self.autocast, self.args.batch_size)
-        self.log("val", step=self.step, tokens=self.tokens_seen, val_loss=round(val, 5))
+        copy = evaluate(self.model, self.copy_probes, self.args.device, self.autocast, len(self.copy_probes))
+        self.log("val", step=self.step, tokens=self.tokens_seen, val_loss=round(val, 5), copy_loss=round(copy, 4))
         if val < self.best_val:
             self.best_val = val
             self.checkpoints.save_best(self.model, {"step": self.step, "tokens_seen": self.tokens_seen,
@@ -269,6 +275,7 @@ class Trainer:
         if a.seq_len > self.model.config.context_length:
             raise SystemExit(f"--seq-len {a.seq_len} exceeds the model's context length {self.model.config.context_length}")
         self.val_windows = validation_windows(self.val_data, a.seq_len, a.val_tokens)
+        self.copy_probes = copy_probe_windows(self.train_data.ordinary_tokens(), period=min(64, a.seq_len // 2))
         session_start = last_checkpoint = window_start = time.time()
         window_tokens, window_real, validated_at = 0, 0, -1
         self.model.train()
