@@ -31,6 +31,8 @@ export interface TraceCandidate {
   kept: boolean;
   /** P(<KEEP>) from the two-token softmax, when the reposhapley policy decided. */
   keepProbability?: number;
+  /** An import outline's listed definitions (where each starts); its own lines are the document's imports. */
+  lists?: { relPath: string; startLine: number }[];
 }
 
 /** Wall-clock milliseconds per pipeline stage. */

@@ -131,8 +131,11 @@ describe('targetSequences', () => {
       expect(vocab.detokenize(sequence.ids.slice(-supervised), true)).toBe(`${target.text}<|endoftext|>`);
       expect(sequence.ids.length).toBeLessThanOrEqual(contextSize);
     }
-    // The rag prompt carries cross-file chunks, the fim prompt none.
-    expect(vocab.detokenize(built!.rag!.ids, true)).toContain('<C_1># shop/');
+    // The rag prompt carries cross-file chunks (the import outline first), the fim prompt none.
+    const rag = vocab.detokenize(built!.rag!.ids, true);
+    expect(rag).toContain('<C_1># app/checkout.py:2\n');
+    expect(rag).toContain('# shop/cart.py\nclass Cart:\n');
+    expect(rag).toMatch(/<C_\d+># shop\//);
     expect(vocab.detokenize(built!.fim!.ids, true)).not.toContain('<C_1>');
   });
 

@@ -21,3 +21,10 @@ test('the wrong file, or a window ending on the header line or starting after it
 test('tasks without a callee (line, block) have no evidence record', () => {
   expect(calleeEvidence({}, { candidates: [candidate('pkg/io.py', 30, 50, true)] })).toBeUndefined();
 });
+
+test('an import outline is evidence when it lists the callee, whatever its own lines', () => {
+  const outline = { ...candidate('app/main.py', 0, 5, true), kind: 'outline', lists: [{ relPath: 'pkg/io.py', startLine: 40 }] };
+  expect(calleeEvidence({ callee }, { candidates: [outline] })).toEqual({ found: true, inPrompt: true });
+  const other = { ...outline, lists: [{ relPath: 'pkg/io.py', startLine: 12 }], relPath: 'pkg/io.py', startLine: 30, endLine: 50 };
+  expect(calleeEvidence({ callee }, { candidates: [other] })).toEqual({ found: false, inPrompt: false });
+});

@@ -8,7 +8,7 @@ import type { CompletionTrace } from '../../../shared/messages.js';
 import type { BenchTask } from '../tasks/types.js';
 
 export interface CalleeEvidence {
-  /** A candidate covers the definition's header line. */
+  /** A candidate covers the definition's first line, or an import outline lists it. */
   found: boolean;
   /** A kept candidate (one the prompt carries) covers it. */
   inPrompt: boolean;
@@ -18,8 +18,8 @@ export interface CalleeEvidence {
 export function calleeEvidence(task: Pick<BenchTask, 'callee'>, trace: Pick<CompletionTrace, 'candidates'>): CalleeEvidence | undefined {
   const callee = task.callee;
   if (!callee) return undefined;
-  const covering = trace.candidates.filter(
-    (c) => c.relPath === callee.relPath && c.startLine <= callee.startLine && callee.startLine < c.endLine,
-  );
+  const covering = trace.candidates.filter((c) => (c.lists
+    ? c.lists.some((d) => d.relPath === callee.relPath && d.startLine === callee.startLine)
+    : c.relPath === callee.relPath && c.startLine <= callee.startLine && callee.startLine < c.endLine));
   return { found: covering.length > 0, inPrompt: covering.some((c) => c.kept) };
 }

@@ -132,11 +132,13 @@ function traceCandidates(result: PolicyResult): TraceCandidate[] {
   const packedByCandidate = new Map(result.packed.map((p, i) => [p.candidateIndex, i]));
   return result.candidates.map((candidate, index) => {
     const packedIndex = packedByCandidate.get(index);
-    return {
+    const traced: TraceCandidate = {
       index: index + 1, relPath: candidate.chunk.relPath, startLine: candidate.chunk.startLine,
       endLine: candidate.chunk.endLine, kind: candidate.chunk.kind, sources: [...candidate.sources],
       score: candidate.score, kept: packedIndex !== undefined && result.kept.includes(packedIndex),
       keepProbability: packedIndex === undefined ? undefined : result.keepProbabilities?.[packedIndex],
     };
+    if (candidate.lists) traced.lists = candidate.lists.map((d) => ({ ...d }));
+    return traced;
   });
 }

@@ -4,7 +4,8 @@
  */
 
 /** Retrieval windows are the paper's unit (RepoShapley A.4); the rest are structural (Rivet §3.3). */
-export type ChunkKind = 'window' | 'function' | 'method' | 'class' | 'imports';
+/** `outline` is made by retrieval, not the chunker: signatures of what the document imports. */
+export type ChunkKind = 'window' | 'function' | 'method' | 'class' | 'imports' | 'outline';
 
 /** A contiguous run of lines of one workspace file. Text is derived from the file, never stored twice. */
 export interface Chunk {

@@ -72,6 +72,37 @@ describe('retrieval rules', () => {
     expect(retriever.retrieve(query, { topK: 0, windowLines: 8 })).toHaveLength(0);
   });
 
+  test('the import outline comes first and lists the signatures of what the file imports from the workspace', () => {
+    const [outline, ...rest] = retriever.retrieve(queryAt('app/report.py', 6, 12), { topK: 10, windowLines: 8 });
+    expect(outline!.chunk).toMatchObject({ kind: 'outline', relPath: 'app/report.py', startLine: 1, endLine: 2 });
+    expect(outline!.text).toBe('# shop/pricing.py\ndef apply_discount(amount, percent):\ndef with_tax(amount, rate=TAX_RATE):\n');
+    expect(outline!.lists).toEqual([
+      { relPath: 'shop/pricing.py', startLine: index.definitionsNamed('apply_discount')[0]!.startLine },
+      { relPath: 'shop/pricing.py', startLine: index.definitionsNamed('with_tax')[0]!.startLine },
+    ]);
+    expect(rest).toHaveLength(9);
+    expect(rest.some((c) => c.chunk.kind === 'outline')).toBe(false);
+  });
+
+  test('the outline puts the most-used imports first and marks aliases', () => {
+    const file = index.file('app/report.py')!;
+    const aliased = {
+      ...file,
+      imports: [{ ...file.imports[0]!, names: [{ name: 'apply_discount' }, { name: 'with_tax', alias: 'taxed' }] }],
+      references: new Map([['apply_discount', [5]], ['taxed', [6, 7, 9]]]),
+    };
+    const query = { ...queryAt('app/report.py', 6, 12), file: aliased };
+    const [outline] = retriever.retrieve(query, { topK: 10, windowLines: 8 });
+    expect(outline!.text).toBe('# shop/pricing.py\ndef with_tax(amount, rate=TAX_RATE):  # as taxed\ndef apply_discount(amount, percent):\n');
+  });
+
+  test('no outline for a file without workspace imports, or outside the workspace', () => {
+    const query = queryAt('shop/pricing.py', 9, 4);
+    expect(retriever.retrieve(query, { topK: 10, windowLines: 8 }).some((c) => c.chunk.kind === 'outline')).toBe(false);
+    const outside = { ...queryAt('app/report.py', 6, 12), file: undefined, relPath: undefined };
+    expect(retriever.retrieve(outside, { topK: 10, windowLines: 8 }).some((c) => c.chunk.kind === 'outline')).toBe(false);
+  });
+
   test('a query with no identifiers still answers (structural sources only, or nothing)', () => {
     const results = retriever.retrieve({ prefixLines: ['   '], suffixText: '', cursorLine: 0 }, { topK: 10, windowLines: 8 });
     expect(Array.isArray(results)).toBe(true);

@@ -6,7 +6,7 @@
 import type { Chunk, IndexView } from '../indexing/types.js';
 import type { LexicalIndex, ScoredWindow } from './lexicalIndex.js';
 import {
-  definitionCandidates, importCandidates, namesAroundCursor, usageCandidates, type RankedCandidate,
+  definitionCandidates, importCandidates, importOutline, namesAroundCursor, usageCandidates, type RankedCandidate,
 } from './structural.js';
 import type { Candidate, CandidateSource, RetrievalOptions, RetrievalQuery } from './types.js';
 
@@ -27,8 +27,21 @@ const OVERLAP_MERGE_RATIO = 0.5;
 export class Retriever {
   constructor(private readonly view: IndexView, private readonly lexical: LexicalIndex) {}
 
-  /** Top-K candidates for a cursor, best first, deterministic. */
+  /**
+   * Top-K candidates for a cursor, best first, deterministic. The import outline, when the
+   * document imports from the workspace, comes first and takes one of the K places: it is
+   * small and outside fusion (its lines are the document's own import block, which would
+   * merge it with windows of that region).
+   */
   retrieve(query: RetrievalQuery, options: RetrievalOptions): Candidate[] {
+    const outline = options.topK > 0 ? importOutline(this.view, query) : undefined;
+    const fused = this.fused(query, options);
+    if (!outline) return fused.slice(0, options.topK);
+    const { source: _source, ...candidate } = outline;
+    return [{ ...candidate, score: 1 }, ...fused.slice(0, options.topK - 1)];
+  }
+
+  private fused(query: RetrievalQuery, options: RetrievalOptions): Candidate[] {
     const isExcluded = cursorRegionFilter(query, options.windowLines);
     const depth = options.topK * DEPTH_PER_K;
     const queryText = query.prefixLines.slice(-options.windowLines).join('\n');
@@ -40,7 +53,7 @@ export class Retriever {
       importCandidates(this.view, query, isExcluded).slice(0, depth),
       usageCandidates(this.view, query, isExcluded).slice(0, depth),
     ];
-    return fuse(rankings).slice(0, options.topK);
+    return fuse(rankings);
   }
 
   private lexicalRanking(windows: ScoredWindow[], source: 'jaccard' | 'bm25'): RankedCandidate[] {

@@ -16,6 +16,8 @@ export interface Candidate {
    * a definition's signature and first docstring line.
    */
   signature?: string;
+  /** For an import outline: the definitions it lists (where each one starts). */
+  lists?: { relPath: string; startLine: number }[];
 }
 
 /** Where the cursor is, as retrieval sees it. */
