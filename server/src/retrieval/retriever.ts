@@ -21,6 +21,9 @@ const SOURCE_WEIGHTS: Record<CandidateSource, number> = {
 /** How deep each source's ranking is read, as a multiple of K. */
 const DEPTH_PER_K = 3;
 
+/** The import outline's score: above any fused one (an RRF sum stays below Σ weights / (k + 1) ≈ 0.07). */
+const OUTLINE_SCORE = 1;
+
 /** Two chunks of one file sharing more than this fraction of the smaller are one candidate. */
 const OVERLAP_MERGE_RATIO = 0.5;
 
@@ -38,7 +41,7 @@ export class Retriever {
     const fused = this.fused(query, options);
     if (!outline) return fused.slice(0, options.topK);
     const { source: _source, ...candidate } = outline;
-    return [{ ...candidate, score: 1 }, ...fused.slice(0, options.topK - 1)];
+    return [{ ...candidate, score: OUTLINE_SCORE }, ...fused.slice(0, options.topK - 1)];
   }
 
   private fused(query: RetrievalQuery, options: RetrievalOptions): Candidate[] {
