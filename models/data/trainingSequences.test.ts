@@ -127,7 +127,9 @@ describe('targetSequences', () => {
       expect(sequence, format).toBeDefined();
       const promptIds = sequence.ids.slice(0, sequence.ids.length - supervised);
       expect(promptIds).toEqual(await inferencePrompt(target, fileText, policy, contextSize, settings, echoLines));
-      expect(Array.from(sequence.mask)).toEqual([...new Array(promptIds.length).fill(0), ...new Array(supervised).fill(1)]);
+      // Y is a target; its <EOT> only for a block (a line's end is where line mode stops anyway).
+      const endMask = kind === 'block' ? 1 : 0;
+      expect(Array.from(sequence.mask)).toEqual([...new Array(promptIds.length).fill(0), ...new Array(supervised - 1).fill(1), endMask]);
       expect(vocab.detokenize(sequence.ids.slice(-supervised), true)).toBe(`${target.text}<|endoftext|>`);
       expect(sequence.ids.length).toBeLessThanOrEqual(contextSize);
     }

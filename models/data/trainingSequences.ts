@@ -8,9 +8,12 @@
  * The steps mirror completion/pipeline.ts: the document buffer (the file without the target)
  * replaces the file in the index, the cursor splits it, budgets are fitted to the model's
  * context, the query and retrieval are the pipeline's, and chunks are packed the same way.
- * Loss mask: 1 on Y and its <EOT> (fim, rag), 1 everywhere (lm). A Y longer than maxTokens is
- * cut after its last whole line that fits and has no <EOT>: dropping such targets left mostly
- * one-line block bodies, and the model learned to end every block after one line.
+ * Loss mask: 1 on Y and, for block targets, its <EOT> (fim, rag); 1 everywhere (lm). A Y longer
+ * than maxTokens is cut after its last whole line that fits and has no <EOT>: dropping such
+ * targets left mostly one-line block bodies, and the model learned to end every block after one
+ * line. A line or API target's <EOT> is in the sequence but is no target: such a Y always ends
+ * where the file's line ends, where the server's line mode stops by itself, so all that <EOT>
+ * taught was that a middle is one line long, and the model ended blocks after their first line.
  */
 import type { CompletionSettings } from '../../shared/settings.js';
 import { splitAtCursor } from '../../server/src/completion/cursor.js';
@@ -59,10 +62,10 @@ export async function targetSequences(
   const prepared = await prepareTarget(tools, prompt, absPath, fileText, target, { cutLongTargets: true });
   if (!prepared) return undefined;
   const { plan, y, complete } = prepared;
-  const supervisedTokens = y.ids.length + (complete ? 1 : 0);
-  const fim = supervised('fim', withTarget(noRetrievalSegments(plan), y, complete), supervisedTokens, prompt.special);
+  const ends = complete ? (target.kind === 'block' ? 'supervised' : 'context') : 'none';
+  const fim = supervised('fim', withTarget(noRetrievalSegments(plan), y, complete), y.ids.length, ends, prompt.special);
   const rag = plan.packed.length === 0 ? undefined
-    : supervised('rag', withTarget(generationSegments(plan, plan.packed.map((_, i) => i)), y, complete), supervisedTokens, prompt.special);
+    : supervised('rag', withTarget(generationSegments(plan, plan.packed.map((_, i) => i)), y, complete), y.ids.length, ends, prompt.special);
   return { fim, rag, candidates: plan.packed.length, cut: !complete };
 }
 
@@ -108,11 +111,16 @@ export async function prepareTarget(
   }
 }
 
-/** Ids of the segments with the last `supervisedTokens` marked. */
-function supervised(format: SequenceFormat, segments: Segment[], supervisedTokens: number, special: SpecialTokenIds): TrainingSequence {
+/** How a sequence ends after Y: with an <EOT> that is a target, one that is only context, or none. */
+type Ending = 'supervised' | 'context' | 'none';
+
+/** Ids of the segments with Y's `yTokens` (and a supervised <EOT>) marked. */
+function supervised(format: SequenceFormat, segments: Segment[], yTokens: number, ending: Ending, special: SpecialTokenIds): TrainingSequence {
   const ids = toTokenIds(segments, special);
   const mask = new Uint8Array(ids.length);
-  mask.fill(1, ids.length - supervisedTokens);
+  const end = ending === 'context' ? ids.length - 1 : ids.length;
+  const supervisedTokens = yTokens + (ending === 'supervised' ? 1 : 0);
+  mask.fill(1, end - supervisedTokens, end);
   return { format, ids, mask };
 }
 
