@@ -41,6 +41,7 @@ interface Options {
   formats: string;
   replayFrom?: string;
   replay: number;
+  replayFormats: string;
   seed: string;
   echoLines: number;
 }
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     .option('--formats <list>', 'sequence formats to build: lm,fim,rag (a targeted fine-tuning set leaves out lm)', 'lm,fim,rag')
     .option('--replay-from <index>', 'another shard index whose train sequences are listed (not copied) for replay')
     .option('--replay <ratio>', 'replayed tokens per built train token (with --replay-from)', (v) => Number(v), 1)
+    .option('--replay-formats <list>', 'formats replayed: lm only by default, since another index\'s fim/rag prompts may be in an older format (no cursor echo, other targets)', 'lm')
     .option('--seed <text>', 'target sampling seed (a different seed draws different targets)', '')
     .option('--echo-lines <n>', 'prefix lines repeated after <MID> (prompt/sequences.ts cursor echo; export the model with the same --echo-lines)', nonNegativeInt, 2)
     .parse()
@@ -85,12 +87,15 @@ async function main(): Promise<void> {
       log(`${pkg.name.padEnd(28)} lm ${String(stats.lm).padStart(5)}  fim ${String(stats.fim).padStart(4)}  rag ${String(stats.rag).padStart(4)}  (${stats.cut} cut to maxTokens, ${stats.skipped} skipped)`);
     }
     const summaries = [await writers.train.close(), await writers.val.close()];
-    const replay = options.replayFrom ? await replayFrom(options.replayFrom, options.out, options.replay * summaries[0]!.tokens) : undefined;
+    const replayFormats = parseFormats(options.replayFormats, '--replay-formats');
+    const replay = options.replayFrom
+      ? await replayFrom(options.replayFrom, options.out, options.replay * summaries[0]!.tokens, replayFormats)
+      : undefined;
     await writeIndex(options.out, [writers.train, writers.val], summaries, {
       tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256: vocab.tokenizerSha256, vocabGguf: 'vocab.gguf', contextSize: options.context, echoLines: options.echoLines,
       special: vocab.special, settings: { budgets: settings.budgets, maxTokens: settings.maxTokens, topK: settings.topK, windowLines: settings.windowLines, windowStride: settings.windowStride },
       targetsPerPackage: options.targetsPerPackage, mix, validationPackages: VALIDATION_PACKAGES, formats: [...formats], seed: options.seed,
-      replay: replay ? { from: options.replayFrom, ratio: options.replay, sequences: replay.rows.length } : undefined,
+      replay: replay ? { from: options.replayFrom, ratio: options.replay, formats: [...replayFormats], sequences: replay.rows.length } : undefined,
     }, replay);
     for (const summary of summaries) {
       log(`${summary.split}: ${summary.sequences} sequences, ${summary.tokens} tokens ${JSON.stringify(summary.tokensByFormat)}; supervised ${JSON.stringify(summary.supervisedTokensByFormat)}`);
@@ -142,16 +147,16 @@ async function buildPackage(
   return stats;
 }
 
-function parseFormats(spec: string): Set<SequenceFormat> {
+function parseFormats(spec: string, flag = '--formats'): Set<SequenceFormat> {
   const formats = new Set(spec.split(',').map((f) => f.trim()));
-  for (const format of formats) if (!['lm', 'fim', 'rag'].includes(format)) throw new Error(`unknown format ${JSON.stringify(format)} in --formats`);
+  for (const format of formats) if (!['lm', 'fim', 'rag'].includes(format)) throw new Error(`unknown format ${JSON.stringify(format)} in ${flag}`);
   return formats as Set<SequenceFormat>;
 }
 
 /** Train sequences of another index, borrowed for replay (replay.ts). */
-async function replayFrom(indexPath: string, out: string, tokens: number): Promise<BorrowedShards> {
+async function replayFrom(indexPath: string, out: string, tokens: number, formats: ReadonlySet<string>): Promise<BorrowedShards> {
   const base = JSON.parse(await readFile(indexPath, 'utf8')) as ShardIndex;
-  return selectReplay(base, path.dirname(indexPath), out, Math.round(tokens), seededRandom(`replay:${indexPath}`));
+  return selectReplay(base, path.dirname(indexPath), out, Math.round(tokens), seededRandom(`replay:${indexPath}`), formats);
 }
 
 function parseMix(spec: string): Record<TargetKind, number> {

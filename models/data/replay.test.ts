@@ -34,3 +34,8 @@ test('asking for more than there is borrows every train sequence once', () => {
 test('no replay asked, none given', () => {
   expect(selectReplay(BASE, '/d', '/e', 0, seededRandom('t'))).toEqual({ shards: [], rows: [] });
 });
+
+test('a format filter borrows only sequences of those formats', () => {
+  const borrowed = selectReplay(BASE, '/d', '/e', 10_000, seededRandom('t'), new Set(['lm']));
+  expect(borrowed.rows.map((row) => row[3])).toEqual(['lm', 'lm']);
+});

@@ -16,10 +16,15 @@ export interface ShardIndex {
 
 /**
  * Train sequences of `base` (whose index.json is in `baseDir`) totalling at least `tokens`
- * (all of them when there are fewer), as shards borrowed by an index written in `outDir`.
+ * (all of them when there are fewer), as shards borrowed by an index written in `outDir`;
+ * only sequences of the given formats when `formats` is set.
  */
-export function selectReplay(base: ShardIndex, baseDir: string, outDir: string, tokens: number, random: Random): BorrowedShards {
-  const candidates = base.sequenceTable.filter((row) => base.shards[row[0]]?.split === 'train');
+export function selectReplay(
+  base: ShardIndex, baseDir: string, outDir: string, tokens: number, random: Random, formats?: ReadonlySet<string>,
+): BorrowedShards {
+  const candidates = base.sequenceTable.filter(
+    (row) => base.shards[row[0]]?.split === 'train' && (!formats || formats.has(row[3])),
+  );
   const chosen: SequenceRow[] = [];
   let total = 0;
   for (const row of sample(candidates, candidates.length, random)) {
