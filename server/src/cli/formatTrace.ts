@@ -13,7 +13,8 @@ function formatCandidate(candidate: TraceCandidate): string {
   const mark = candidate.kept ? 'KEEP' : 'drop';
   const where = `${candidate.relPath}:${candidate.startLine + 1}-${Math.max(candidate.startLine + 1, candidate.endLine)}`;
   const keep = candidate.keepProbability === undefined ? '' : `  P(KEEP)${percent(candidate.keepProbability)}`;
-  return `  [${candidate.index}] ${mark} ${where} ${candidate.kind}  score ${candidate.score.toFixed(3)}  (${candidate.sources.join(', ')})${keep}`;
+  const kind = candidate.lists ? `${candidate.kind} of ${candidate.lists.length} imported definitions` : candidate.kind;
+  return `  [${candidate.index}] ${mark} ${where} ${kind}  score ${candidate.score.toFixed(3)}  (${candidate.sources.join(', ')})${keep}`;
 }
 
 /** The trace as lines: decision, candidates, tokens, timings. */

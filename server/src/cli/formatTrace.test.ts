@@ -1,0 +1,22 @@
+import { expect, test } from 'vitest';
+import type { CompletionTrace } from '../../../shared/messages.js';
+import { formatTrace } from './formatTrace.js';
+
+const trace: CompletionTrace = {
+  traceId: 't1', uri: 'file:///w/main.py', line: 10, character: 4, policy: 'auto', effectivePolicy: 'full',
+  decision: 'need', completion: 'x', outcome: 'ok', indexVersion: 3,
+  candidates: [
+    { index: 1, relPath: 'main.py', startLine: 0, endLine: 2, kind: 'outline', sources: ['import'], score: 1, kept: true,
+      lists: [{ relPath: 'pkg/a.py', startLine: 3 }, { relPath: 'pkg/b.py', startLine: 9 }] },
+    { index: 2, relPath: 'pkg/a.py', startLine: 3, endLine: 8, kind: 'function', sources: ['jaccard', 'definition'], score: 0.05, kept: false, keepProbability: 0.25 },
+  ],
+  tokens: { prompt: 200, prefix: 90, suffix: 10, chunks: 100, generated: 4, reused: 0 },
+  timings: { retrievalMs: 1, promptMs: 2, decisionMs: 3, selectionMs: 0, generationMs: 50, totalMs: 56 },
+};
+
+test('candidates print 1-based inclusive lines; an import outline says how many definitions it lists', () => {
+  const lines = formatTrace(trace);
+  expect(lines).toContain('  [1] KEEP main.py:1-2 outline of 2 imported definitions  score 1.000  (import)');
+  expect(lines).toContain('  [2] drop pkg/a.py:4-8 function  score 0.050  (jaccard, definition)  P(KEEP) 25.0%');
+  expect(lines[2]).toBe('candidates: 2 retrieved, 1 kept');
+});
