@@ -82,25 +82,15 @@ export function importCandidates(
 export function importOutline(view: IndexView, query: RetrievalQuery): RankedCandidate | undefined {
   const file = query.file;
   if (!file || !query.relPath) return undefined;
-  const entries = importedDefinitions(view, file)
-    .map((entry, order) => ({ ...entry, order, uses: file.references.get(entry.local)?.length ?? 0 }))
-    .sort((a, b) => b.uses - a.uses || a.order - b.order);
-  const chosen: typeof entries = [];
-  let chars = 0;
-  for (const entry of entries) {
-    const cost = outlineLine(entry).length + entry.definition.relPath.length + 3;
-    if (chosen.length === MAX_OUTLINE_ENTRIES || chars + cost > MAX_OUTLINE_CHARS) break;
-    chosen.push(entry);
-    chars += cost;
-  }
+  const chosen = mostUsedFirst(importedDefinitions(view, file), file);
   if (chosen.length === 0) return undefined;
   const lines: string[] = [];
-  for (const relPath of [...new Set(chosen.map((e) => e.definition.relPath))]) {
+  for (const relPath of new Set(chosen.map((e) => e.definition.relPath))) {
     lines.push(`# ${relPath}`, ...chosen.filter((e) => e.definition.relPath === relPath).map(outlineLine));
   }
-  const block = file.imports.map((i) => i.line);
-  const startLine = Math.min(...block);
-  const endLine = Math.max(...block) + 1;
+  const importLines = file.imports.map((i) => i.line);
+  const startLine = Math.min(...importLines);
+  const endLine = Math.max(...importLines) + 1;
   const chunk: Chunk = { id: `${query.relPath}:outline:${startLine}-${endLine}`, relPath: query.relPath, kind: 'outline', startLine, endLine };
   return {
     chunk, text: `${lines.join('\n')}\n`, sources: ['import'], source: 'import',
@@ -124,13 +114,31 @@ function importedDefinitions(view: IndexView, file: FileIndex): ImportedDefiniti
       const definition = view.definitionsNamed(name).find(
         (d) => d.relPath === record.resolvedPath && d.qualifiedName === name && d.kind !== 'method',
       );
-      const key = definition && `${definition.relPath}:${definition.startLine}`;
-      if (!definition || seen.has(key!)) continue;
-      seen.add(key!);
+      if (!definition || seen.has(`${definition.relPath}:${definition.startLine}`)) continue;
+      seen.add(`${definition.relPath}:${definition.startLine}`);
       found.push({ local: alias ?? name, definition });
     }
   }
   return found;
+}
+
+/**
+ * The entries that fit the outline, most-used in the document first (ties in import order).
+ * Each entry is charged its line plus a file header, an upper bound on what it adds.
+ */
+function mostUsedFirst(entries: ImportedDefinition[], file: FileIndex): ImportedDefinition[] {
+  const uses = (entry: ImportedDefinition) => file.references.get(entry.local)?.length ?? 0;
+  const ranked = entries.map((entry, order) => ({ entry, order, uses: uses(entry) }))
+    .sort((a, b) => b.uses - a.uses || a.order - b.order);
+  const chosen: ImportedDefinition[] = [];
+  let chars = 0;
+  for (const { entry } of ranked) {
+    const cost = outlineLine(entry).length + entry.definition.relPath.length + 3;
+    if (chosen.length === MAX_OUTLINE_ENTRIES || chars + cost > MAX_OUTLINE_CHARS) break;
+    chosen.push(entry);
+    chars += cost;
+  }
+  return chosen;
 }
 
 function outlineLine({ local, definition }: ImportedDefinition): string {
