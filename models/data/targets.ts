@@ -79,8 +79,8 @@ export function findTargets(file: FileIndex, view: IndexView, parser: PythonPars
 /**
  * Function bodies as the bench cuts them, then the other compound-statement bodies (a function
  * without a docstring is found by both rules and kept once, as a function body). Without the
- * function rule no block target ever started after a docstring, the bench's commonest block
- * position, and the model learned to end a block after one line.
+ * function rule no block target ever started after a docstring, where the bench's function
+ * bodies with a docstring start, and the model learned to end a block after one line.
  */
 function blockTargets(
   file: FileIndex, tree: Tree, make: (kind: TargetKind, line: number, character: number, endLine: number) => Target,
@@ -97,15 +97,6 @@ function blockTargets(
     if (!taken.has(target.start)) statements.push(target);
   });
   return [...functions, ...statements].sort((a, b) => a.start - b.start);
-}
-
-function proseLinesOf(text: string, parser: PythonParser): Set<number> {
-  const tree = parser.parse(text);
-  try {
-    return proseRows(tree);
-  } finally {
-    tree.delete();
-  }
 }
 
 /** Offsets of each line's first character in the LF text. */
@@ -191,12 +182,12 @@ function drawBlocks(pool: readonly Target[], wanted: number, random: Random): Ta
   const functions = pool.filter((t) => t.body === 'function');
   const statements = pool.filter((t) => t.body !== 'function');
   const fromFunctions = Math.min(functions.length, Math.max(Math.ceil(wanted / 2), wanted - statements.length));
-  const a = sample(functions, fromFunctions, random);
-  const b = sample(statements, wanted - a.length, random);
+  const fromF = sample(functions, fromFunctions, random);
+  const fromS = sample(statements, wanted - fromF.length, random);
   const mixed: Target[] = [];
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (i < a.length) mixed.push(a[i]!);
-    if (i < b.length) mixed.push(b[i]!);
+  for (let i = 0; i < Math.max(fromF.length, fromS.length); i++) {
+    if (i < fromF.length) mixed.push(fromF[i]!);
+    if (i < fromS.length) mixed.push(fromS[i]!);
   }
   return mixed;
 }

@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { GgufWriter } from '../../server/src/model/gguf/ggufWriter.js';
 import { GgmlType, GgufValueType, Q8_0_BLOCK_SIZE, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
-import { CONTROL_TRAINED_KEY, ECHO_LINES_KEY, MAX_ECHO_LINES, NEED_THRESHOLD_KEY } from '../../server/src/model/reposhapleyKeys.js';
+import { CONTROL_TRAINED_KEY, ECHO_LINES_KEY, isEchoLineCount, MAX_ECHO_LINES, NEED_THRESHOLD_KEY } from '../../server/src/model/reposhapleyKeys.js';
 import { openTensorDump, type TensorDump } from './tensorDump.js';
 import { loadTokenizer } from './tokenizerMetadata.js';
 
@@ -49,7 +49,6 @@ export interface ExportSummary {
   types: Record<string, number>;
 }
 
-
 const GGML_TYPES: Record<WeightType, WritableGgmlType> = { f32: GgmlType.F32, f16: GgmlType.F16, q8_0: GgmlType.Q8_0 };
 /** llama.cpp LLAMA_FTYPE: ALL_F32, MOSTLY_F16, MOSTLY_Q8_0. */
 const FILE_TYPES: Record<WeightType, number> = { f32: 0, f16: 1, q8_0: 7 };
@@ -71,7 +70,7 @@ export async function exportGguf(options: ExportOptions): Promise<ExportSummary>
     writer.addKv(NEED_THRESHOLD_KEY, options.needThreshold, GgufValueType.FLOAT32);
   }
   if (options.echoLines) {
-    if (!Number.isInteger(options.echoLines) || options.echoLines < 0 || options.echoLines > MAX_ECHO_LINES) {
+    if (!isEchoLineCount(options.echoLines)) {
       throw new RangeError(`echo lines ${options.echoLines} is not a whole number in [0, ${MAX_ECHO_LINES}]`);
     }
     writer.addKv(ECHO_LINES_KEY, options.echoLines, GgufValueType.UINT32);

@@ -205,8 +205,12 @@ class Packer:
         return None
 
     def batch(self, batch_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        windows = [self.next_window() for _ in range(batch_size)]
-        return tuple(np.stack([w[i] for w in windows]) for i in range(3))  # type: ignore[return-value]
+        return stack_windows([self.next_window() for _ in range(batch_size)])
+
+
+def stack_windows(windows: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(tokens, classes, docs) windows as three [batch, length] arrays."""
+    return tuple(np.stack([w[i] for w in windows]) for i in range(3))  # type: ignore[return-value]
 
 
 class CopyDrills:
@@ -245,8 +249,7 @@ class CopyDrills:
         return drill_window(rng, self.packer.seq_len + 1, self.ordinary_tokens)
 
     def batch(self, batch_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        windows = [self.next_window() for _ in range(batch_size)]
-        return tuple(np.stack([w[i] for w in windows]) for i in range(3))  # type: ignore[return-value]
+        return stack_windows([self.next_window() for _ in range(batch_size)])
 
 
 def drill_window(rng: np.random.RandomState, length: int, ordinary_tokens: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

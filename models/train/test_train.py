@@ -58,13 +58,18 @@ class RopeTest(unittest.TestCase):
         torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
 
 
-class DataTest(unittest.TestCase):
+class SyntheticShardsCase(unittest.TestCase):
+    """8 synthetic sequences of 9..37 tokens (vocabulary 50) in a temporary index."""
+
     def setUp(self) -> None:
         self.tmp = tempfile.TemporaryDirectory()
         self.index = write_synthetic_shards(self.tmp.name, vocab_size=50, sequences=8, length=37, seed=3)
 
     def tearDown(self) -> None:
         self.tmp.cleanup()
+
+
+class DataTest(SyntheticShardsCase):
 
     def epoch_documents(self, seq_len: int) -> list[list[int]]:
         """Token lists of the documents of one unshuffled epoch, checking the window invariants."""
@@ -125,14 +130,7 @@ class DataTest(unittest.TestCase):
         self.assertEqual({train.shards[s.shard].split for s in train.spans}, {"train"})
 
 
-class CopyDrillTest(unittest.TestCase):
-    def setUp(self) -> None:
-        self.tmp = tempfile.TemporaryDirectory()
-        self.index = write_synthetic_shards(self.tmp.name, vocab_size=50, sequences=8, length=37, seed=3)
-
-    def tearDown(self) -> None:
-        self.tmp.cleanup()
-
+class CopyDrillTest(SyntheticShardsCase):
     def drills(self, fraction: float) -> CopyDrills:
         return CopyDrills(Packer(ShardSet(self.index, "train"), seq_len=300, seed=5), fraction, ordinary_tokens=40, seed=5)
 

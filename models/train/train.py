@@ -28,7 +28,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from checkpoint import CheckpointManager, load_into, load_model, model_weights, restore_rng, rng_state, run_directory  # noqa: E402
-from data import CopyDrills, Packer, ShardSet, copy_probe_windows, validation_windows  # noqa: E402
+from data import CopyDrills, Packer, ShardSet, copy_probe_windows, stack_windows, validation_windows  # noqa: E402
 from model import PRESETS, LlamaModel, ModelConfig, config_for  # noqa: E402
 
 
@@ -132,7 +132,7 @@ def evaluate(model: LlamaModel, windows: list, device: str, autocast: bool, batc
     total, count = 0.0, 0.0
     for i in range(0, len(windows), batch_size):
         chunk = windows[i:i + batch_size]
-        tokens, classes, docs = (torch.from_numpy(np.stack([w[i] for w in chunk])).to(device) for i in range(3))
+        tokens, classes, docs = (torch.from_numpy(x).to(device) for x in stack_windows(chunk))
         _, nll, n = weighted_loss(model, tokens, classes, ones, autocast, docs)
         total, count = total + nll.item(), count + n.item()
     model.train()

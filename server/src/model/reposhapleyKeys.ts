@@ -11,3 +11,8 @@ export const NEED_THRESHOLD_KEY = 'reposhapley.need_threshold';
 export const ECHO_LINES_KEY = 'reposhapley.echo_lines';
 /** Most echo lines a GGUF may declare; a larger or malformed value is written by no export and read as 0. */
 export const MAX_ECHO_LINES = 8;
+
+/** Whether `value` is an echo-line count a GGUF may declare: a whole number in [0, MAX_ECHO_LINES]. */
+export function isEchoLineCount(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= MAX_ECHO_LINES;
+}

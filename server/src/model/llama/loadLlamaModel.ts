@@ -8,7 +8,7 @@ import type { LoadModelOptions, LoadModelResult, ModelInfo } from '../completion
 import type { Logger } from '../../util/logger.js';
 import { kvArray, kvString, readGgufHeader, type GgufHeader } from '../gguf/ggufReader.js';
 import { GgufValueType } from '../gguf/ggufTypes.js';
-import { CONTROL_TRAINED_KEY, ECHO_LINES_KEY, MAX_ECHO_LINES, NEED_THRESHOLD_KEY } from '../reposhapleyKeys.js';
+import { CONTROL_TRAINED_KEY, ECHO_LINES_KEY, isEchoLineCount, NEED_THRESHOLD_KEY } from '../reposhapleyKeys.js';
 import { scanSpecialTokens } from './specialTokenIds.js';
 import { acquireRuntime, resolveThreads, type RuntimeLease } from './llamaRuntime.js';
 import { LlamaCompletionModel } from './llamaCompletionModel.js';
@@ -23,7 +23,6 @@ export const DEFAULT_MAX_CONTEXT = 4096;
  * replace those by writing a new file and renaming it over the old one.
  */
 const MMAP_ABOVE_BYTES = 1024 ** 3;
-
 
 const SETTING_HINT = 'Set reposhapley.modelPath to a GGUF model file, or leave it empty to use the bundled default model.';
 
@@ -110,7 +109,7 @@ function describeModel(
 /** Prefix lines to echo after <MID>: a small whole number when recorded, else 0. */
 function recordedEchoLines(header: GgufHeader): number {
   const value = Number(header.kv.get(ECHO_LINES_KEY)?.value ?? 0);
-  return Number.isInteger(value) && value >= 0 && value <= MAX_ECHO_LINES ? value : 0;
+  return isEchoLineCount(value) ? value : 0;
 }
 
 /** The model's recorded t_c, when it is a number in [0, 1]. */
