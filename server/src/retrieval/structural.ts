@@ -61,9 +61,7 @@ export function importCandidates(
   for (const record of query.file?.imports ?? []) {
     if (!record.resolvedPath) continue;
     for (const { name } of record.names) {
-      const definition = view.definitionsNamed(name).find(
-        (d) => d.relPath === record.resolvedPath && d.qualifiedName === name,
-      );
+      const definition = definitionImported(view, record.resolvedPath, name);
       const candidate = definition && definitionCandidate(view, definition, 'import');
       if (candidate && !isExcluded(candidate.chunk)) result.push(candidate);
     }
@@ -111,9 +109,7 @@ function importedDefinitions(view: IndexView, file: FileIndex): ImportedDefiniti
   for (const record of file.imports) {
     if (!record.resolvedPath) continue;
     for (const { name, alias } of record.names) {
-      const definition = view.definitionsNamed(name).find(
-        (d) => d.relPath === record.resolvedPath && d.qualifiedName === name && d.kind !== 'method',
-      );
+      const definition = definitionImported(view, record.resolvedPath, name);
       if (!definition || seen.has(`${definition.relPath}:${definition.startLine}`)) continue;
       seen.add(`${definition.relPath}:${definition.startLine}`);
       found.push({ local: alias ?? name, definition });
@@ -139,6 +135,12 @@ function mostUsedFirst(entries: ImportedDefinition[], file: FileIndex): Imported
     chars += cost;
   }
   return chosen;
+}
+
+/** The top-level definition `from <module at relPath> import name` binds, when the index has it. */
+function definitionImported(view: IndexView, relPath: string, name: string): Definition | undefined {
+  // A method's qualified name is `Class.name`, so this finds only top-level functions and classes.
+  return view.definitionsNamed(name).find((d) => d.relPath === relPath && d.qualifiedName === name);
 }
 
 function outlineLine({ local, definition }: ImportedDefinition): string {
