@@ -26,7 +26,7 @@ import { selectReplay, type ShardIndex } from './replay.js';
 import { ShardWriter, writeIndex, type BorrowedShards } from './shards.js';
 import { openVocabTokenizer } from './vocabTokenizer.js';
 import { drawTargets, type TargetKind } from './targets.js';
-import { lmWindows, targetSequences, type PromptSettings, type SequenceFormat } from './trainingSequences.js';
+import { lmWindows, parseSequenceFormats, targetSequences, type PromptSettings, type SequenceFormat } from './trainingSequences.js';
 import { REPO_ROOT } from '../../bench/src/repoPaths.js';
 
 interface Options {
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   const settings = DEFAULT_SETTINGS;
   const prompt: PromptSettings = { contextSize: options.context, settings, special: vocab.special, echoLines: options.echoLines };
   const mix = parseMix(options.mix);
-  const formats = parseFormats(options.formats);
+  const formats = parseSequenceFormats(options.formats, '--formats');
 
   const corpus = await Corpus.open(options.manifest, options.corpus);
   const only = options.only ? new Set(options.only.split(',')) : undefined;
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
       log(`${pkg.name.padEnd(28)} lm ${String(stats.lm).padStart(5)}  fim ${String(stats.fim).padStart(4)}  rag ${String(stats.rag).padStart(4)}  (${stats.cut} cut to maxTokens, ${stats.skipped} skipped)`);
     }
     const summaries = [await writers.train.close(), await writers.val.close()];
-    const replayFormats = parseFormats(options.replayFormats, '--replay-formats');
+    const replayFormats = parseSequenceFormats(options.replayFormats, '--replay-formats');
     const replay = options.replayFrom
       ? await replayFrom(options.replayFrom, options.out, options.replay * summaries[0]!.tokens, replayFormats)
       : undefined;
@@ -118,6 +118,8 @@ async function buildPackage(
     await writer.add(window, { package: pkg.name, path: window.path, kind: '' });
     stats.lm++;
   }
+  // Retrieval is most of the build's time; an lm-only set (a replay source) needs none.
+  if (!formats.has('fim') && !formats.has('rag')) return stats;
   const repo = await openRepository(root, prompt.settings as typeof DEFAULT_SETTINGS, tokenizer);
   try {
     const drawn = drawTargets(repo.index, options.seed ? `${options.seed}:${pkg.name}` : pkg.name, options.targetsPerPackage, mix, repo.parser);
@@ -145,12 +147,6 @@ async function buildPackage(
     repo.dispose();
   }
   return stats;
-}
-
-function parseFormats(spec: string, flag = '--formats'): Set<SequenceFormat> {
-  const formats = new Set(spec.split(',').map((f) => f.trim()));
-  for (const format of formats) if (!['lm', 'fim', 'rag'].includes(format)) throw new Error(`unknown format ${JSON.stringify(format)} in ${flag}`);
-  return formats as Set<SequenceFormat>;
 }
 
 /** Train sequences of another index, borrowed for replay (replay.ts). */

@@ -2,7 +2,7 @@
  * CLI: distillation shards from ChunkShapley labels (issue 5 item 3; RepoShapley §3.4).
  *
  *   npx tsc && nice -n 10 node dist/models/data/buildDistillData.js [--labels DIR] [--source shapley]
- *     [--replay 1] [--out DIR]
+ *     [--replay 1] [--replay-formats lm] [--echo-lines 2] [--out DIR]
  *
  * Every label record (models/labeling, any number of shard files) is rebuilt exactly as the
  * labeler saw it: the same corpus file, cursor and target, the server's retrieval and packing
@@ -11,25 +11,28 @@
  * Each usable instance gives the selection and generation formats (r* = NEED) or the
  * no-retrieval format (r* = DONE), see distillSequences.ts; `--source` picks the paper's labels
  * or an ablation's. Records of validation packages go to split "val". `--replay R` lists
- * R × (distillation train tokens) of pretraining train sequences from `--base-data` in the
- * same index (borrowed, not copied). The trainer reads the result like any shard index:
+ * R × (distillation train tokens) of train sequences of `--base-data` (the formats of
+ * `--replay-formats`) in the same index (borrowed, not copied). The prompts carry the cursor
+ * echo of `--echo-lines`, which must be the labeled generator's (its GGUF's
+ * reposhapley.echo_lines): the labeler built its prompts with it. The trainer reads the result like any shard index:
  *   models/train/run.sh --run distill --data OUT/index.json --init-weights BASE.pt ...
  */
 import { Command } from 'commander';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { nonNegativeInt } from '../../bench/src/cliNumbers.js';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { clampedOffset } from '../../server/src/indexing/textEdits.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusReader.js';
-import type { LabelRecord } from '../labeling/labelRecord.js';
+import { readLabelFolder, type LabelRecord } from '../labeling/labelRecord.js';
 import { distillLabel, distillSequences, LABEL_SOURCES, type LabelSource } from './distillSequences.js';
 import { seededRandom } from './random.js';
 import { selectReplay, type ShardIndex } from './replay.js';
 import { openRepository } from './repositoryTools.js';
 import { ShardWriter, writeIndex } from './shards.js';
 import type { Target } from './targets.js';
-import { prepareTarget, type PreparedTarget, type PromptSettings, type RepositoryTools } from './trainingSequences.js';
+import { parseSequenceFormats, prepareTarget, type PreparedTarget, type PromptSettings, type RepositoryTools } from './trainingSequences.js';
 import { openVocabTokenizer } from './vocabTokenizer.js';
 import { REPO_ROOT } from '../../bench/src/repoPaths.js';
 
@@ -41,6 +44,8 @@ interface Options {
   tokenizer: string;
   baseData: string;
   replay: number;
+  replayFormats: string;
+  echoLines: number;
   out?: string;
   context?: number;
 }
@@ -63,11 +68,13 @@ async function main(): Promise<void> {
   const options = parseOptions();
   const out = options.out ?? path.join(defaultCacheDir(), `distill-${options.source}`);
   await mkdir(out, { recursive: true });
-  const base = JSON.parse(await readFile(options.baseData, 'utf8')) as ShardIndex & { contextSize: number; echoLines?: number };
+  const base = JSON.parse(await readFile(options.baseData, 'utf8')) as ShardIndex & { contextSize: number };
   const contextSize = options.context ?? base.contextSize;
+  const replayFormats = parseSequenceFormats(options.replayFormats, '--replay-formats');
   const vocab = await openVocabTokenizer(options.tokenizer, path.join(out, 'vocab.gguf'));
-  // Distillation continues the base model: its prompts keep the base data's cursor echo.
-  const prompt: PromptSettings = { contextSize, settings: DEFAULT_SETTINGS, special: vocab.special, echoLines: base.echoLines ?? 0 };
+  // The prompts are rebuilt as the labeler built them, with the generator's cursor echo (not
+  // the base index's: a pretraining index made before the echo existed records none).
+  const prompt: PromptSettings = { contextSize, settings: DEFAULT_SETTINGS, special: vocab.special, echoLines: options.echoLines };
   const writers = {
     train: await ShardWriter.create(out, 'train', { vocabSize: vocab.vocabSize }),
     val: await ShardWriter.create(out, 'val', { vocabSize: vocab.vocabSize }),
@@ -86,11 +93,14 @@ async function main(): Promise<void> {
     }
     const summaries = [await writers.train.close(), await writers.val.close()];
     const replayTokens = Math.round(options.replay * summaries[0]!.tokens);
-    const replay = selectReplay(base, path.dirname(options.baseData), out, replayTokens, seededRandom(`replay:${options.source}`));
+    const replay = selectReplay(base, path.dirname(options.baseData), out, replayTokens, seededRandom(`replay:${options.source}`), replayFormats);
     await writeIndex(out, [writers.train, writers.val], summaries, {
       tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256: vocab.tokenizerSha256, vocabGguf: 'vocab.gguf',
-      contextSize, special: vocab.special, labelSource: options.source, labels: options.labels, counts,
-      replay: { ratio: options.replay, baseData: options.baseData, sequences: replay.rows.length, tokens: replay.rows.reduce((a, r) => a + r[2], 0) },
+      contextSize, echoLines: options.echoLines, special: vocab.special, labelSource: options.source, labels: options.labels, counts,
+      replay: {
+        ratio: options.replay, baseData: options.baseData, formats: [...replayFormats],
+        sequences: replay.rows.length, tokens: replay.rows.reduce((a, r) => a + r[2], 0),
+      },
     }, replay);
     for (const summary of summaries) log(`${summary.split}: ${summary.sequences} sequences, ${summary.tokens} tokens ${JSON.stringify(summary.tokensByFormat)}`);
     log(`replay: ${replay.rows.length} pretraining sequences; ${JSON.stringify(counts)} -> ${path.join(out, 'index.json')}`);
@@ -99,20 +109,9 @@ async function main(): Promise<void> {
   }
 }
 
-/** Label records from every .jsonl file under `dir`, deduplicated by id, grouped by repository. */
+/** Label records of the folder, deduplicated by id (the last wins), grouped by repository. */
 async function readLabels(dir: string): Promise<Map<string, LabelRecord[]>> {
-  const byId = new Map<string, LabelRecord>();
-  for (const name of (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort()) {
-    for (const line of (await readFile(path.join(dir, name), 'utf8')).split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        const record = JSON.parse(line) as LabelRecord;
-        byId.set(record.id, record);
-      } catch {
-        // the torn last line of an interrupted labeling run
-      }
-    }
-  }
+  const byId = new Map((await readLabelFolder(dir)).map((record) => [record.id, record]));
   const byRepository = new Map<string, LabelRecord[]>();
   for (const record of byId.values()) {
     const list = byRepository.get(record.repository) ?? [];
@@ -179,6 +178,8 @@ function parseOptions(): Options {
     .option('--tokenizer <file>', 'tokenizer artifact', path.join(REPO_ROOT, 'models', 'default', 'tokenizer.json'))
     .option('--base-data <index>', 'pretraining shard index to replay from', path.join(defaultCacheDir(), 'data', 'index.json'))
     .option('--replay <ratio>', 'pretraining tokens replayed per distillation token', (v) => Number(v), 1)
+    .option('--replay-formats <list>', 'formats replayed from --base-data (lm,fim,rag; fim and rag only from a set with the generator\'s cursor echo)', 'lm')
+    .option('--echo-lines <n>', 'cursor echo of the labeled generator (its GGUF\'s reposhapley.echo_lines)', nonNegativeInt, 2)
     .option('--out <dir>', 'output folder (default: <cache>/distill-<source>)')
     .option('--context <n>', 'context size prompts were budgeted for (default: the base index\'s)', (v) => Number(v))
     .parse()

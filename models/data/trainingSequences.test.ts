@@ -17,7 +17,7 @@ import { loadLlamaVocab, type LlamaVocab } from '../tokenizer/llamaVocab.js';
 import { readArtifact, specialIds, tokenId, type TokenizerArtifact } from '../tokenizer/tokenizerArtifact.js';
 import { openRepository } from './repositoryTools.js';
 import { findTargets, type Target } from './targets.js';
-import { lmWindows, targetSequences, type PromptSettings } from './trainingSequences.js';
+import { lmWindows, parseSequenceFormats, targetSequences, type PromptSettings } from './trainingSequences.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..', 'test', 'fixtures', 'retrieval-ws');
@@ -186,4 +186,10 @@ describe('lmWindows', () => {
     expect(windows.every((w) => w.mask.every((m) => m === 1))).toBe(true);
     expect(lmWindows([{ path: 'a.py', text: 'abcd' }], tokenizer, 0, 4).map((w) => w.ids)).toEqual([[97, 98, 99, 100]]);
   });
+});
+
+test('format lists parse, and an unknown format names its flag', () => {
+  expect([...parseSequenceFormats('lm, fim,rag', '--formats')]).toEqual(['lm', 'fim', 'rag']);
+  expect([...parseSequenceFormats('lm', '--replay-formats')]).toEqual(['lm']);
+  expect(() => parseSequenceFormats('lm,f1', '--replay-formats')).toThrow('unknown format "f1" in --replay-formats');
 });

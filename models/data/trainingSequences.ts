@@ -28,6 +28,16 @@ import type { Candidate } from '../../server/src/retrieval/types.js';
 import type { Target } from './targets.js';
 
 export type SequenceFormat = 'fim' | 'rag' | 'lm';
+const SEQUENCE_FORMATS: readonly SequenceFormat[] = ['lm', 'fim', 'rag'];
+
+/** A comma-separated list of sequence formats (a CLI flag's value); `flag` names it in the error. */
+export function parseSequenceFormats(spec: string, flag: string): Set<SequenceFormat> {
+  const formats = new Set(spec.split(',').map((f) => f.trim()));
+  for (const format of formats) {
+    if (!SEQUENCE_FORMATS.includes(format as SequenceFormat)) throw new Error(`unknown format ${JSON.stringify(format)} in ${flag}`);
+  }
+  return formats as Set<SequenceFormat>;
+}
 
 export interface TrainingSequence {
   format: SequenceFormat;

@@ -7,7 +7,7 @@
  *
  *   npx tsc && node dist/models/labeling/labelCorpus.js --model M.gguf [--shard 0/1] [--limit N]
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
@@ -25,7 +25,7 @@ import { openRepository } from '../data/repositoryTools.js';
 import { drawTargets, TARGET_KINDS, type Target } from '../data/targets.js';
 import { prepareTarget, type PromptSettings, type RepositoryTools } from '../data/trainingSequences.js';
 import { DEFAULT_CHUNKSHAPLEY_OPTIONS, runChunkShapley } from './chunkShapley.js';
-import { labelRecord, type LabelRecord } from './labelRecord.js';
+import { labelRecord, readLabelFolder, type LabelRecord } from './labelRecord.js';
 
 interface Options {
   model?: string;
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const model = loaded.model;
   await mkdir(options.out, { recursive: true });
   const outFile = path.join(options.out, `labels.shard-${shardIndex}-of-${shardCount}.jsonl`);
-  const done = await finishedIds(outFile);
+  const done = await finishedIds(options.out);
   const corpus = await Corpus.open(options.manifest, options.corpus);
   const packages = corpus.packages.filter((p) => !options.only || options.only.split(',').includes(p.name));
   const run = new LabelRun(model, await model.createSession(), outFile, done, options, (id) => fnv1a(id) % shardCount === shardIndex);
@@ -133,18 +133,13 @@ class LabelRun {
   }
 }
 
-/** Ids already in the output file (a torn last line from a killed run is ignored). */
-async function finishedIds(file: string): Promise<Set<string>> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  const ids = new Set<string>();
-  for (const line of text.split('\n')) {
-    try {
-      ids.add((JSON.parse(line) as { id: string }).id);
-    } catch {
-      // the unfinished last line of an interrupted run: relabeled
-    }
-  }
-  return ids;
+/**
+ * Ids already labeled in any shard file of the output folder, so a corpus labeled as one shard
+ * can be finished by several processes with `--shard i/N` (or the other way round) without
+ * labeling an id twice.
+ */
+async function finishedIds(dir: string): Promise<Set<string>> {
+  return new Set((await readLabelFolder(dir)).map((record) => record.id));
 }
 
 function parseShard(spec: string): [number, number] {

@@ -1,4 +1,6 @@
 /** The JSON line the labeler writes per instance (documented in docs/labeling.md). */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Target } from '../data/targets.js';
 import type { PreparedTarget } from '../data/trainingSequences.js';
 import type { ChunkShapleyResult } from './chunkShapley.js';
@@ -53,4 +55,24 @@ export function labelRecord(input: {
     discarded: label.kind === 'discard' ? label.reason : undefined,
     timings: { ...result.timings, totalMs: input.totalMs },
   };
+}
+
+/**
+ * Every record of every `*.jsonl` file in a label folder (shard files of one or several
+ * machines side by side), files in name order. A torn last line of an interrupted run is
+ * skipped; the labeler labels that instance again.
+ */
+export async function readLabelFolder(dir: string): Promise<LabelRecord[]> {
+  const records: LabelRecord[] = [];
+  for (const name of (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort()) {
+    for (const line of (await readFile(path.join(dir, name), 'utf8')).split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        records.push(JSON.parse(line) as LabelRecord);
+      } catch {
+        // the torn last line of an interrupted run
+      }
+    }
+  }
+  return records;
 }
