@@ -24,6 +24,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from model import LlamaModel, config_for  # noqa: E402
+from precision import PRECISIONS, resolve_precision  # noqa: E402
 from train import weighted_loss  # noqa: E402
 
 
@@ -74,10 +75,11 @@ def main(argv: list[str]) -> int:
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--precision", choices=["bf16", "fp32"], default="bf16")
+    p.add_argument("--precision", choices=PRECISIONS, default="auto")
     p.add_argument("--doc-mask", action="store_true", help="attention masked to two packed documents per window")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
+    args.precision, _ = resolve_precision(args.precision, "cpu")
     candidates = [Candidate(size, args) for size in args.sizes.split(",")]
     load_before = os.getloadavg()
     for _ in range(args.warmup + args.steps):

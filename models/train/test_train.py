@@ -24,6 +24,7 @@ sys.path.insert(0, str(HERE))
 from checkpoint import load_model, save_weights  # noqa: E402
 from data import CopyDrills, Packer, ShardSet, copy_probe_windows, write_synthetic_shards  # noqa: E402
 from model import LlamaModel, ModelConfig, apply_rope, rope_tables  # noqa: E402
+import precision  # noqa: E402
 from train import weighted_loss  # noqa: E402
 
 ENV = {**os.environ, "GLIBC_TUNABLES": "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736",
@@ -210,6 +211,29 @@ class LossTest(unittest.TestCase):
         torch.testing.assert_close(loss, expected)
         token_mean, _, _ = weighted_loss(model, tokens, classes, weights, autocast=False, docs=docs)
         torch.testing.assert_close(token_mean, (nll[0, 0:4].sum() + nll[0, 6] + nll[1, 0:2].sum()) / 7)
+
+
+class PrecisionTest(unittest.TestCase):
+    def choose(self, fp32_seconds: float, bf16_seconds: float) -> str:
+        timings = {torch.float32: fp32_seconds, torch.bfloat16: bf16_seconds}
+        with unittest.mock.patch.object(precision, "matmul_seconds", lambda dtype, _device: timings[dtype]):
+            chosen, why = precision.resolve_precision("auto", "cpu")
+        self.assertEqual(why["chosen"], chosen)
+        return chosen
+
+    def test_auto_takes_bf16_only_where_it_is_clearly_faster(self) -> None:
+        self.assertEqual(self.choose(3.0, 1.0), "bf16")  # AVX512-BF16 / AMX
+        self.assertEqual(self.choose(1.0, 15.0), "fp32")  # AVX2 only
+        self.assertEqual(self.choose(1.1, 1.0), "fp32")  # within the margin: keep fp32's accuracy
+
+    def test_an_explicit_choice_is_kept_without_measuring(self) -> None:
+        with unittest.mock.patch.object(precision, "matmul_seconds", side_effect=AssertionError("measured")):
+            self.assertEqual(precision.resolve_precision("bf16", "cpu")[0], "bf16")
+            self.assertEqual(precision.resolve_precision("fp32", "cpu")[0], "fp32")
+
+    def test_the_probe_measures_both_precisions(self) -> None:
+        self.assertGreater(precision.matmul_seconds(torch.float32, "cpu"), 0)
+        self.assertGreater(precision.matmul_seconds(torch.bfloat16, "cpu"), 0)
 
 
 class TrainerTest(unittest.TestCase):

@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from checkpoint import CheckpointManager, load_into, load_model, model_weights, restore_rng, rng_state, run_directory  # noqa: E402
 from data import CopyDrills, Packer, ShardSet, copy_probe_windows, stack_windows, validation_windows  # noqa: E402
 from model import PRESETS, LlamaModel, ModelConfig, config_for  # noqa: E402
+from precision import PRECISIONS, resolve_precision  # noqa: E402
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -62,7 +63,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         "loss on the repetitions (data.CopyDrills); 0 = none")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
-    p.add_argument("--precision", choices=["bf16", "fp32"], default="bf16", help="bf16 autocast (~3x faster on CPU here)")
+    p.add_argument("--precision", choices=PRECISIONS, default="auto",
+                   help="bf16 autocast or fp32; auto measures which is faster here (precision.py: bf16 is ~3x faster "
+                        "on CPUs with AVX512-BF16/AMX and ~15x slower on AVX2-only ones)")
     p.add_argument("--device", default="cpu")
     p.add_argument("--max-steps", type=int, help="stop after this optimizer step (total, across sessions)")
     p.add_argument("--max-tokens", type=float, help="stop after this many tokens seen (total)")
@@ -164,6 +167,7 @@ class Trainer:
             args.seq_len = int(self.train_data.index.get("contextSize", 512))
         self.tokens_per_step = args.batch_size * args.seq_len * args.grad_accum
         self.class_weights = parse_class_weights(args.class_weights, args.device)
+        args.precision, self.precision_choice = resolve_precision(args.precision, args.device)
         self.autocast = args.precision == "bf16"
         self._setup_state()
 
@@ -192,7 +196,7 @@ class Trainer:
             self.wall_seconds, self.best_val = blob.get("wall_seconds", 0.0), blob.get("best_val", math.inf)
             self.packer.restore(blob["data"])
             restore_rng(blob["rng"])
-            self.log("resume", checkpoint=str(latest), step=self.step, tokens=self.tokens_seen)
+            self.log("resume", checkpoint=str(latest), step=self.step, tokens=self.tokens_seen, precision=self.precision_choice)
             return
         torch.manual_seed(args.seed)
         np.random.seed(args.seed)
@@ -213,6 +217,7 @@ class Trainer:
             if data.max_token() >= self.model.config.vocab_size:
                 raise SystemExit(f"{data.index_path} has token id {data.max_token()} >= vocabulary {self.model.config.vocab_size}")
         self.log("start", run=args.run, config=self.model.config.to_dict(), params=self.model.parameter_counts(),
+                 precision=self.precision_choice,
                  init_weights=args.init_weights, args=vars(args))
 
     def state(self) -> dict:
