@@ -139,7 +139,7 @@ async function addRecord(
   counts[label.retrieval]++;
   counts.packedChunks += label.keep.length;
   counts.keptChunks += label.keep.filter(Boolean).length;
-  for (const sequence of distillSequences(prepared.plan, prepared.y, label, prompt.special)) {
+  for (const sequence of distillSequences(prepared.plan, prepared.y, record.kind, label, prompt.special)) {
     await writer.add(sequence, { package: record.repository, path: record.path, kind: record.kind });
   }
 }

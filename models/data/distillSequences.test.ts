@@ -25,27 +25,35 @@ function supervised(ids: number[], mask: Uint8Array): Array<[number, number]> {
 }
 
 test('NEED: the selection format supervises r* and one KEEP/DROP per candidate, at weight class 2', () => {
-  const [selection, generation] = distillSequences(PLAN, Y, { retrieval: 'need', keep: [true, false, true] }, SPECIAL);
+  const [selection, generation] = distillSequences(PLAN, Y, 'block', { retrieval: 'need', keep: [true, false, true] }, SPECIAL);
   expect(selection!.format).toBe('selection');
   expect(selection!.ids).toEqual([900, 1, 2, 3, 901, 4, 904, 910, 11, 12, 920, 911, 21, 921, 912, 31, 32, 922, 908, 906, 907, 906, 905]);
   expect(supervised(selection!.ids, selection!.mask)).toEqual([[904, 2], [906, 2], [907, 2], [906, 2]]);
 });
 
-test('NEED: the generation format keeps only S*, renumbered, and supervises r*, Y and <EOT>', () => {
-  const [, generation] = distillSequences(PLAN, Y, { retrieval: 'need', keep: [true, false, true] }, SPECIAL);
+test('NEED: the generation format keeps only S*, renumbered, and supervises r*, Y and a block\'s <EOT>', () => {
+  const [, generation] = distillSequences(PLAN, Y, 'block', { retrieval: 'need', keep: [true, false, true] }, SPECIAL);
   expect(generation!.ids).toEqual([900, 1, 2, 3, 901, 4, 904, 910, 11, 12, 920, 911, 31, 32, 921, 905, 902, 50, 51, 903]);
   expect(supervised(generation!.ids, generation!.mask)).toEqual([[904, 2], [50, 1], [51, 1], [903, 1]]);
 });
 
 test('DONE: only the no-retrieval format, with r* = <DONE> supervised', () => {
-  const sequences = distillSequences(PLAN, Y, { retrieval: 'done', keep: [false, false, false] }, SPECIAL);
+  const sequences = distillSequences(PLAN, Y, 'block', { retrieval: 'done', keep: [false, false, false] }, SPECIAL);
   expect(sequences.map((s) => s.format)).toEqual(['no-retrieval']);
   expect(sequences[0]!.ids).toEqual([900, 1, 2, 3, 901, 4, 905, 902, 50, 51, 903]);
   expect(supervised(sequences[0]!.ids, sequences[0]!.mask)).toEqual([[905, 2], [50, 1], [51, 1], [903, 1]]);
 });
 
+test.each(['line', 'api'] as const)('a %s target\'s <EOT> is context, as in the pretraining data', (kind) => {
+  const [, generation] = distillSequences(PLAN, Y, kind, { retrieval: 'need', keep: [true, false, true] }, SPECIAL);
+  expect(generation!.ids.at(-1)).toBe(903);
+  expect(supervised(generation!.ids, generation!.mask)).toEqual([[904, 2], [50, 1], [51, 1]]);
+  const [done] = distillSequences(PLAN, Y, kind, { retrieval: 'done', keep: [false, false, false] }, SPECIAL);
+  expect(supervised(done!.ids, done!.mask)).toEqual([[905, 2], [50, 1], [51, 1]]);
+});
+
 test('keep labels must match the packed candidates', () => {
-  expect(() => distillSequences(PLAN, Y, { retrieval: 'need', keep: [true] }, SPECIAL)).toThrow(/1 keep labels for 3/);
+  expect(() => distillSequences(PLAN, Y, 'block', { retrieval: 'need', keep: [true] }, SPECIAL)).toThrow(/1 keep labels for 3/);
 });
 
 const RECORD = {

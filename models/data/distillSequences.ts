@@ -5,7 +5,8 @@
  *   generation     (F2)  <PFX>Xp<SFX>Xs<NEED>Pack(C_S*)<DONE><MID> Y <EOT>
  *   no-retrieval         <PFX>Xp<SFX>Xs<DONE><MID> Y <EOT>          (r* = DONE)
  * Loss classes (models/train/data.py): 2 on the retrieval decision r* (the token right after
- * Xs) and on q_1..q_K, weighted λ_R = λ_S = 2 by the trainer; 1 on Y and its <EOT>; 0 on
+ * Xs) and on q_1..q_K, weighted λ_R = λ_S = 2 by the trainer; 1 on Y, and on its <EOT> for block
+ * targets only (the pretraining data's rule, trainingSequences.ts isEndOfTextSupervised); 0 on
  * everything the model is given (context, chunks, and the delimiters inference appends itself).
  *
  * The label source is chosen per instance by {@link distillLabel}: the paper's verified
@@ -18,6 +19,8 @@ import {
   formatOneSegments, generationSegments, inFileSegments, noRetrievalSegments, withTarget, type PromptPlan,
 } from '../../server/src/prompt/sequences.js';
 import type { LabelRecord } from '../labeling/labelRecord.js';
+import type { TargetKind } from './targets.js';
+import { isEndOfTextSupervised } from './trainingSequences.js';
 
 /** Loss-weight classes of the shard masks. */
 export const LOSS_CLASS = { context: 0, completion: 1, control: 2 } as const;
@@ -72,15 +75,16 @@ function fromKeep(keep: boolean[]): DistillLabel {
  * instance, the paper's option (i), so the fixed mix is one of each), no-retrieval for DONE.
  */
 export function distillSequences(
-  plan: PromptPlan, y: TokenizedText, label: DistillLabel, special: SpecialTokenIds,
+  plan: PromptPlan, y: TokenizedText, kind: TargetKind, label: DistillLabel, special: SpecialTokenIds,
 ): DistillSequence[] {
   if (label.keep.length !== plan.packed.length) {
     throw new RangeError(`${label.keep.length} keep labels for ${plan.packed.length} packed candidates`);
   }
   const decisionAt = toTokenIds(inFileSegments(plan), special).length;
+  const completion = { yTokens: y.ids.length, endSupervised: isEndOfTextSupervised(kind) };
   if (label.retrieval === 'done') {
     const ids = toTokenIds(withTarget(noRetrievalSegments(plan), y), special);
-    return [{ format: 'no-retrieval', ids, mask: completionMask(ids.length, y.ids.length + 1, [decisionAt]) }];
+    return [{ format: 'no-retrieval', ids, mask: completionMask(ids.length, completion, [decisionAt]) }];
   }
   const selection = toTokenIds(formatOneSegments(plan, label.keep), special);
   // q_1..q_K sit just before the closing <DONE>.
@@ -88,15 +92,24 @@ export function distillSequences(
   const kept = label.keep.flatMap((k, i) => (k ? [i] : []));
   const generation = toTokenIds(withTarget(generationSegments(plan, kept), y), special);
   return [
-    { format: 'selection', ids: selection, mask: completionMask(selection.length, 0, [decisionAt, ...decisions]) },
-    { format: 'generation', ids: generation, mask: completionMask(generation.length, y.ids.length + 1, [decisionAt]) },
+    { format: 'selection', ids: selection, mask: completionMask(selection.length, undefined, [decisionAt, ...decisions]) },
+    { format: 'generation', ids: generation, mask: completionMask(generation.length, completion, [decisionAt]) },
   ];
 }
 
-/** Class 1 on the last `completionTokens`, class 2 at `controlPositions`, 0 elsewhere. */
-function completionMask(length: number, completionTokens: number, controlPositions: readonly number[]): Uint8Array {
+/** How a sequence ends: Y's tokens, then an <EOT> that is a target or only context. */
+interface CompletionEnd {
+  yTokens: number;
+  endSupervised: boolean;
+}
+
+/** Class 1 on Y (and its <EOT> when supervised) at the end, class 2 at `controlPositions`, 0 elsewhere. */
+function completionMask(length: number, completion: CompletionEnd | undefined, controlPositions: readonly number[]): Uint8Array {
   const mask = new Uint8Array(length);
-  mask.fill(LOSS_CLASS.completion, length - completionTokens);
+  if (completion) {
+    const end = completion.endSupervised ? length : length - 1;
+    mask.fill(LOSS_CLASS.completion, length - 1 - completion.yTokens, end);
+  }
   for (const position of controlPositions) mask[position] = LOSS_CLASS.control;
   return mask;
 }

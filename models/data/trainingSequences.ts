@@ -25,7 +25,7 @@ import { toTokenIds, type Segment } from '../../server/src/prompt/segments.js';
 import { generationSegments, noRetrievalSegments, planPrompt, withTarget, type PromptPlan } from '../../server/src/prompt/sequences.js';
 import type { Retriever } from '../../server/src/retrieval/retriever.js';
 import type { Candidate } from '../../server/src/retrieval/types.js';
-import type { Target } from './targets.js';
+import type { Target, TargetKind } from './targets.js';
 
 export type SequenceFormat = 'fim' | 'rag' | 'lm';
 const SEQUENCE_FORMATS: readonly SequenceFormat[] = ['lm', 'fim', 'rag'];
@@ -72,11 +72,20 @@ export async function targetSequences(
   const prepared = await prepareTarget(tools, prompt, absPath, fileText, target, { cutLongTargets: true });
   if (!prepared) return undefined;
   const { plan, y, complete } = prepared;
-  const ends = complete ? (target.kind === 'block' ? 'supervised' : 'context') : 'none';
+  const ends = complete ? (isEndOfTextSupervised(target.kind) ? 'supervised' : 'context') : 'none';
   const fim = supervised('fim', withTarget(noRetrievalSegments(plan), y, complete), y.ids.length, ends, prompt.special);
   const rag = plan.packed.length === 0 ? undefined
     : supervised('rag', withTarget(generationSegments(plan, plan.packed.map((_, i) => i)), y, complete), y.ids.length, ends, prompt.special);
   return { fim, rag, candidates: plan.packed.length, cut: !complete };
+}
+
+/**
+ * Whether a complete Y's <EOT> is a prediction target: only where a block ends is the model's
+ * to find. A line or API target ends where its line ends, where the server's line mode stops by
+ * itself; supervising that <EOT> taught only that a middle is one line long (docs/model-pipeline.md).
+ */
+export function isEndOfTextSupervised(kind: TargetKind): boolean {
+  return kind === 'block';
 }
 
 /** A target as inference would see it: the fitted plan with the packed top-K candidates, and Y. */
