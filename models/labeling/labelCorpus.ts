@@ -14,7 +14,7 @@ import { Command } from 'commander';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { findBundledModel } from '../../server/src/completion/modelManager.js';
-import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
+import { ContextOverflowError, type CompletionModel, type ModelSession } from '../../server/src/model/completionModel.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { fnv1a } from '../../server/src/util/hashing.js';
@@ -24,7 +24,7 @@ import { isValidationPackage } from '../corpus/splits.js';
 import { openRepository } from '../data/repositoryTools.js';
 import { drawTargets, TARGET_KINDS, type Target } from '../data/targets.js';
 import { prepareTarget, type PromptSettings, type RepositoryTools } from '../data/trainingSequences.js';
-import { DEFAULT_CHUNKSHAPLEY_OPTIONS, runChunkShapley } from './chunkShapley.js';
+import { DEFAULT_CHUNKSHAPLEY_OPTIONS, runChunkShapley, type ChunkShapleyResult } from './chunkShapley.js';
 import { labelRecord, readLabelFolder, type LabelRecord } from './labelRecord.js';
 
 interface Options {
@@ -67,13 +67,15 @@ async function main(): Promise<void> {
     run.bar.stop();
     await model.dispose();
   }
-  process.stderr.write(`labeled ${run.labeled}, discarded ${run.discarded}, skipped ${done.size} already done -> ${outFile}\n`);
+  process.stderr.write(`labeled ${run.labeled}, discarded ${run.discarded}, failed ${run.failed}, skipped ${done.size} already done -> ${outFile}\n`);
 }
 
 /** One labeling run: the model session, the output file and the counters. */
 class LabelRun {
   labeled = 0;
   discarded = 0;
+  /** Instances that could not be labeled (ContextOverflowError); retried by the next run. */
+  failed = 0;
   readonly bar = new SingleBar({
     format: 'labeling [{bar}] {value}/{total} | {labeled} labeled, {discarded} discarded | ETA {eta_formatted}',
     stream: process.stderr,
@@ -120,7 +122,17 @@ class LabelRun {
     if (!prepared) return false;
     const started = performance.now();
     const generation = { maxTokens: DEFAULT_SETTINGS.maxTokens, singleLine: target.kind !== 'block' };
-    const result = await runChunkShapley(this.session, { plan: prepared.plan, target: prepared.y, special: this.model.info.special }, { ...DEFAULT_CHUNKSHAPLEY_OPTIONS, generation });
+    let result: ChunkShapleyResult;
+    try {
+      result = await runChunkShapley(this.session, { plan: prepared.plan, target: prepared.y, special: this.model.info.special }, { ...DEFAULT_CHUNKSHAPLEY_OPTIONS, generation });
+    } catch (error) {
+      // One instance the model cannot take (a prompt over its context) must not end a run of
+      // thousands; it is not recorded, so a later run with a fixed budget labels it.
+      if (!(error instanceof ContextOverflowError)) throw error;
+      this.failed++;
+      process.stderr.write(`\n${id}: not labeled: ${error.message}\n`);
+      return true;
+    }
     const record: LabelRecord = labelRecord({
       id, repository, split: isValidationPackage(repository) ? 'val' : 'train', target, prepared, result,
       totalMs: performance.now() - started,

@@ -111,7 +111,8 @@ export class ContextOverflowError extends Error {
  * full token sequence; the session reuses whatever prefix it already evaluated and
  * counts reused tokens. One session serves one request at a time: concurrent calls queue.
  *
- * Errors: an operation that does not fit the context rejects with {@link ContextOverflowError};
+ * Errors: an operation that does not fit the context rejects with {@link ContextOverflowError}
+ * (generate() only when the prompt leaves no room for one token: it generates at most what fits);
  * an aborted decide/decideSequence/logLikelihood rejects with the signal's reason (an
  * AbortError), while an aborted generate() resolves with stoppedBy 'aborted' and the partial text.
  */

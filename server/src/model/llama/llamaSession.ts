@@ -182,10 +182,13 @@ export class LlamaSession implements ModelSession {
   }
 
   private async generateNow(tokens: number[], options: GenerationOptions, signal?: AbortSignal): Promise<GenerationResult> {
-    const maxTokens = Math.max(0, Math.floor(options.maxTokens));
-    if (maxTokens === 0) return { text: '', tokens: [], stoppedBy: 'max-tokens' };
     requireTokens(tokens);
-    this.checkFits('generate', tokens.length + maxTokens);
+    // Generation stops where the context ends: the budgets reserve maxTokens after the prompt,
+    // but not the cursor echo (up to 48 tokens), which can take a few of them. A prompt that
+    // leaves no room at all is a budgeting bug, and rejects.
+    this.checkFits('generate', tokens.length + 1);
+    const maxTokens = Math.min(Math.max(0, Math.floor(options.maxTokens)), this.contextSize - tokens.length);
+    if (maxTokens === 0) return { text: '', tokens: [], stoppedBy: 'max-tokens' };
     this.checkIds(tokens, []);
     const last = tokens.length - 1;
     const reused = await this.alignCache(tokens, last);

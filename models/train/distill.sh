@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# RepoShapley distillation end to end (issue 5; docs/labeling.md): ChunkShapley labels ->
+# distillation shards -> fine-tune of the labeled generator's weights -> GGUF with the control
+# tokens marked trained -> t_c tuned on the validation packages -> the final GGUF.
+#
+#   models/train/distill.sh --labels DIR --base WEIGHTS.pt --out OUT.gguf \
+#     [--run NAME] [--source shapley|delta|unverified] [--epochs 2] [--replay 1] \
+#     [--base-data INDEX] [--replay-formats lm,fim,rag] [--lr 2e-4] [--tc-limit 200]
+#
+# WEIGHTS.pt must be the weights of the GGUF that labeled DIR (labels belong to their
+# generator). --base-data is the set replayed against forgetting: the base model's own
+# fine-tuning set (its prompts have the same cursor echo). THREADS (default 2) is used by the
+# trainer and the t_c bench. Re-running with the same --run resumes the fine-tune where it
+# stopped; everything else is rebuilt. Work files go to $REPOSHAPLEY_CACHE/distill-runs/NAME.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
+python="${PYTHON:-/usr/bin/python3}"
+threads="${THREADS:-2}"
+validation_packages=python3-dulwich,python3-pyramid,python3-dnspython,python3-urwid,python3-paramiko,python3-networkx
+
+labels='' base='' out='' run=distill source=shapley epochs=2 replay=1 lr=2e-4 tc_limit=200
+base_data="$cache/data-echo-ol2/index.json" replay_formats=lm,fim,rag
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --labels) labels="$2" ;;
+    --base) base="$2" ;;
+    --out) out="$2" ;;
+    --run) run="$2" ;;
+    --source) source="$2" ;;
+    --epochs) epochs="$2" ;;
+    --replay) replay="$2" ;;
+    --base-data) base_data="$2" ;;
+    --replay-formats) replay_formats="$2" ;;
+    --lr) lr="$2" ;;
+    --tc-limit) tc_limit="$2" ;;
+    *) echo "distill: unknown option $1 (see the header of $0)" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+[[ -n "$labels" && -n "$base" && -n "$out" ]] || { echo "distill: --labels, --base and --out are required" >&2; exit 2; }
+work="$cache/distill-runs/$run"
+mkdir -p "$work"
+say() { printf '== distill %s: %s\n' "$(date +%H:%M:%S)" "$*"; }
+
+say "shards from $labels (source $source)"
+nice -n 10 node dist/models/data/buildDistillData.js --labels "$labels" --source "$source" --base-data "$base_data" \
+  --replay-formats "$replay_formats" --replay "$replay" --out "$work/data" | tail -3
+
+# Steps for the asked epochs over the train split plus its replay, at the trainer's 16k tokens a step.
+steps=$("$python" -c '
+import json, math, sys
+index = json.load(open(sys.argv[1]))
+tokens = index["splits"]["train"]["tokens"] + index["replay"]["tokens"]
+print(max(1, math.ceil(float(sys.argv[2]) * tokens / (4 * 4 * index["contextSize"]))))' "$work/data/index.json" "$epochs")
+say "fine-tune $run: $steps steps ($epochs epochs)"
+THREADS="$threads" models/train/run.sh --run "$run" --data "$work/data/index.json" --init-weights "$base" \
+  --lr "$lr" --min-lr 3e-5 --warmup-steps 10 --total-tokens $((steps * 16384)) --max-steps "$steps" \
+  --loss-per sequence --eval-every 25 --checkpoint-minutes 5 > "$work/train.log"
+grep '"event": "stop"' "$work/train.log"
+
+say "export (control tokens trained)"
+"$python" models/train/dump.py --from "$cache/checkpoints/$run/best.pt" --out "$work/model.tensors" \
+  --weights-out "$work/weights.pt" > /dev/null
+export_gguf() {
+  node dist/models/export/exportGguf.js --dump "$work/model.tensors" --tokenizer models/default/tokenizer.json \
+    --type q8_0 --echo-lines 2 --control-trained "$@"
+}
+export_gguf --out "$work/untuned.gguf"
+
+say "t_c on the validation packages ($tc_limit line and API tasks)"
+node dist/bench/src/cli.js --model "$work/untuned.gguf" --policies none,reposhapley --need-threshold 0 \
+  --tasks line,api --limit "$tc_limit" --packages "$validation_packages" --threads "$threads" \
+  --out "$work/tc" --no-progress > "$work/tc.log" 2>&1
+node dist/models/labeling/tuneThreshold.js "$work/tc/results.json" | tee "$work/tc.md"
+threshold=$(node dist/models/labeling/tuneThreshold.js "$work/tc/results.json" --json |
+  node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).best.threshold))')
+
+export_gguf --need-threshold "$threshold" --out "$out"
+say "wrote $out (t_c $threshold; weights $work/weights.pt)"
