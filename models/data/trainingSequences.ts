@@ -79,6 +79,11 @@ export async function targetSequences(
   return { fim, rag, candidates: plan.packed.length, cut: !complete };
 }
 
+/** Whether a Y of these ids is one inference could produce: not empty, at most maxTokens. */
+export function targetFits(ids: readonly number[], maxTokens: number): boolean {
+  return ids.length > 0 && ids.length <= maxTokens;
+}
+
 /**
  * Whether a complete Y's <EOT> is a prediction target: only where a block ends is the model's
  * to find. A line or API target ends where its line ends, where the server's line mode stops by
@@ -112,7 +117,7 @@ export async function prepareTarget(
   const whole: TokenizedText = { text: target.text, ids: tools.tokenizer.text(target.text) };
   const complete = whole.ids.length <= settings.maxTokens;
   const y = complete || !options.cutLongTargets ? whole : fitSuffix(target.text, settings.maxTokens, tools.tokenizer);
-  if (y.ids.length === 0 || y.ids.length > settings.maxTokens) return undefined;
+  if (!targetFits(y.ids, settings.maxTokens)) return undefined;
   const buffer = fileText.slice(0, target.start) + fileText.slice(target.end);
   const split = splitAtCursor(buffer, { line: target.line, character: target.character });
   const budgets = fitBudgetsToContext(settings.budgets, prompt.contextSize, settings.maxTokens, settings.topK);

@@ -22,10 +22,11 @@ import { createStreamLogger } from '../../server/src/util/logger.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir, type CorpusPackage } from '../corpus/corpusReader.js';
 import { isValidationPackage } from '../corpus/splits.js';
 import { openRepository } from '../data/repositoryTools.js';
-import { drawTargets, TARGET_KINDS, type Target } from '../data/targets.js';
-import { prepareTarget, type PromptSettings, type RepositoryTools } from '../data/trainingSequences.js';
+import { drawTargets, type Target } from '../data/targets.js';
+import { prepareTarget, targetFits, type PromptSettings, type RepositoryTools } from '../data/trainingSequences.js';
 import { DEFAULT_CHUNKSHAPLEY_OPTIONS, runChunkShapley, type ChunkShapleyResult } from './chunkShapley.js';
 import { labelRecord, readLabelFolder, type LabelRecord } from './labelRecord.js';
+import { instanceId, labelUniverse } from './labelUniverse.js';
 
 interface Options {
   model?: string;
@@ -99,27 +100,23 @@ class LabelRun {
     const repo = await openRepository(path.join(corpus.dir, pkg.name), DEFAULT_SETTINGS, this.tokenizer);
     try {
       const drawn = drawTargets(repo.index, pkg.name, this.options.targetsPerPackage, MIX, repo.parser);
-      for (const kind of TARGET_KINDS) {
-        const wanted = Math.round(this.options.targetsPerPackage * MIX[kind]);
-        let made = 0;
-        for (const target of drawn[kind]) {
-          if (made >= wanted || this.count >= this.options.limit) break;
-          if (await this.labelTarget(repo, pkg.name, target)) made++;
-        }
+      const fits = (target: Target) => targetFits(this.tokenizer.text(target.text), DEFAULT_SETTINGS.maxTokens);
+      for (const target of labelUniverse(drawn, this.options.targetsPerPackage, MIX, fits)) {
+        if (this.count >= this.options.limit) break;
+        await this.labelTarget(repo, pkg.name, target);
       }
     } finally {
       repo.dispose();
     }
   }
 
-  /** Labels one target; false when it is not this shard's, already done, or too long. */
-  private async labelTarget(repo: RepositoryTools, repository: string, target: Target): Promise<boolean> {
-    const id = `${repository}/${target.relPath}:${target.line + 1}:${target.character + 1}:${target.kind}`;
-    if (!this.isMine(id)) return false;
-    if (this.done.has(id)) return true;
+  /** Labels one target of the universe unless it is another shard's or already done. */
+  private async labelTarget(repo: RepositoryTools, repository: string, target: Target): Promise<void> {
+    const id = instanceId(repository, target);
+    if (!this.isMine(id) || this.done.has(id)) return;
     const file = repo.index.file(target.relPath)!;
     const prepared = await prepareTarget(repo, this.prompt, file.absPath, file.text, target);
-    if (!prepared) return false;
+    if (!prepared) throw new Error(`${id}: prepareTarget refused a target that fits`);
     const started = performance.now();
     const generation = { maxTokens: DEFAULT_SETTINGS.maxTokens, singleLine: target.kind !== 'block' };
     let result: ChunkShapleyResult;
@@ -131,7 +128,7 @@ class LabelRun {
       if (!(error instanceof ContextOverflowError)) throw error;
       this.failed++;
       process.stderr.write(`\n${id}: not labeled: ${error.message}\n`);
-      return true;
+      return;
     }
     const record: LabelRecord = labelRecord({
       id, repository, split: isValidationPackage(repository) ? 'val' : 'train', target, prepared, result,
@@ -141,7 +138,6 @@ class LabelRun {
     if (result.label.kind === 'label') this.labeled++;
     else this.discarded++;
     this.bar.increment(1, { labeled: this.labeled, discarded: this.discarded });
-    return true;
   }
 }
 
