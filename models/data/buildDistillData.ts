@@ -14,13 +14,14 @@
  * R × (distillation train tokens) of train sequences of `--base-data` (the formats of
  * `--replay-formats`) in the same index (borrowed, not copied). The prompts carry the cursor
  * echo of `--echo-lines`, which must be the labeled generator's (its GGUF's
- * reposhapley.echo_lines): the labeler built its prompts with it. The trainer reads the result like any shard index:
+ * reposhapley.echo_lines): the labeler built its prompts with it. The trainer reads the
+ * result like any shard index:
  *   models/train/run.sh --run distill --data OUT/index.json --init-weights BASE.pt ...
  */
 import { Command } from 'commander';
-import { nonNegativeInt } from '../../bench/src/cliNumbers.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { nonNegativeInt } from '../../bench/src/cliNumbers.js';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { clampedOffset } from '../../server/src/indexing/textEdits.js';

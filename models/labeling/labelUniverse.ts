@@ -15,7 +15,14 @@ export function labelUniverse(
   const chosen: Target[] = [];
   for (const kind of TARGET_KINDS) {
     const wanted = Math.round(perRepository * mix[kind]);
-    chosen.push(...drawn[kind].filter(fits).slice(0, wanted));
+    let found = 0;
+    // `fits` tokenizes; the draw holds three times the quota, so stop once it is met.
+    for (const target of drawn[kind]) {
+      if (found === wanted) break;
+      if (!fits(target)) continue;
+      chosen.push(target);
+      found++;
+    }
   }
   return chosen;
 }

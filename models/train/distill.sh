@@ -12,14 +12,17 @@
 # fine-tuning set (its prompts have the same cursor echo). THREADS (default 2) is used by the
 # trainer and the t_c bench. Copy drills (train.py --copy-drills) stay in the mix as in the base
 # model's last fine-tune: without them the induction probe went from 2.2 to 9.7 nats (worse than
-# chance) in 25 steps of the first distillation, i.e. the model stopped copying from its context. Re-running with the same --run resumes the fine-tune where it
-# stopped; everything else is rebuilt. Work files go to $REPOSHAPLEY_CACHE/distill-runs/NAME.
+# chance) in 25 steps of the first distillation, i.e. the model stopped copying from its context.
+# Re-running with the same --run resumes the fine-tune where it stopped; everything else is
+# rebuilt. Work files go to $REPOSHAPLEY_CACHE/distill-runs/NAME.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
 python="${PYTHON:-/usr/bin/python3}"
 threads="${THREADS:-2}"
-validation_packages=python3-dulwich,python3-pyramid,python3-dnspython,python3-urwid,python3-paramiko,python3-networkx
+# t_c is tuned on the corpus's validation split (models/corpus/splits.ts), never on benchmarks.
+validation_packages=$(node --input-type=module -e \
+  'import { VALIDATION_PACKAGES } from "./dist/models/corpus/splits.js"; console.log(VALIDATION_PACKAGES.join(","))')
 
 labels='' base='' out='' run=distill source=shapley epochs=2 replay=1 lr=1.2e-4 drills=0.25 tc_limit=200
 base_data="$cache/data-echo-ol2/index.json" replay_formats=lm,fim,rag
@@ -50,17 +53,18 @@ say "shards from $labels (source $source)"
 nice -n 10 node dist/models/data/buildDistillData.js --labels "$labels" --source "$source" --base-data "$base_data" \
   --replay-formats "$replay_formats" --replay "$replay" --out "$work/data" | tail -3
 
-# Steps for the asked epochs over the train split plus its replay, at the trainer's 16k tokens a
-# step, of which the drills take their share.
-steps=$("$python" -c '
+# Steps for the asked epochs over the train split plus its replay, at the trainer's default
+# 4 x 4 windows of the index's context a step, of which the drills take their share.
+read -r steps step_tokens < <("$python" -c '
 import json, math, sys
 index = json.load(open(sys.argv[1]))
 tokens = index["splits"]["train"]["tokens"] + index["replay"]["tokens"]
-per_step = 4 * 4 * index["contextSize"] * (1 - float(sys.argv[3]))
-print(max(1, math.ceil(float(sys.argv[2]) * tokens / per_step)))' "$work/data/index.json" "$epochs" "$drills")
+step_tokens = 4 * 4 * index["contextSize"]
+data_per_step = step_tokens * (1 - float(sys.argv[3]))
+print(max(1, math.ceil(float(sys.argv[2]) * tokens / data_per_step)), step_tokens)' "$work/data/index.json" "$epochs" "$drills")
 say "fine-tune $run: $steps steps ($epochs epochs)"
 THREADS="$threads" models/train/run.sh --run "$run" --data "$work/data/index.json" --init-weights "$base" \
-  --lr "$lr" --min-lr 3e-5 --warmup-steps 10 --total-tokens $((steps * 16384)) --max-steps "$steps" \
+  --lr "$lr" --min-lr 3e-5 --warmup-steps 10 --total-tokens $((steps * step_tokens)) --max-steps "$steps" \
   --copy-drills "$drills" --loss-per sequence --eval-every 25 --checkpoint-minutes 5 > "$work/train.log"
 grep '"event": "stop"' "$work/train.log"
 
