@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { scoreAt, sweepThresholds, type PairedTask } from './thresholdSweep.js';
+import { scoreAt, sweepThresholds, triggerSkill, type PairedTask } from './thresholdSweep.js';
 
 const task = (p: number, done: number, need: number): PairedTask => ({
   needProbability: p, done: { es: done, em: done === 100 ? 1 : 0 }, need: { es: need, em: need === 100 ? 1 : 0 },
@@ -28,4 +28,17 @@ test('ties go to fewer retrievals', () => {
 
 test('no tasks is an error, not a threshold', () => {
   expect(() => sweepThresholds([])).toThrow(/no paired tasks/);
+});
+
+test('trigger skill: 1 when P(<NEED>) separates the winners, 0.5 when it is unrelated, ties left out', () => {
+  const separating = [task(0.9, 20, 80), task(0.7, 10, 100), task(0.4, 70, 30), task(0.2, 60, 40), task(0.5, 50, 50)];
+  expect(triggerSkill(separating)).toEqual({ decisive: 4, needWins: 2, auc: 1, oracleEs: (80 + 100 + 70 + 60 + 50) / 5 });
+  const inverted = [task(0.1, 20, 80), task(0.9, 70, 30)];
+  expect(triggerSkill(inverted).auc).toBe(0);
+  const unrelated = [task(0.6, 20, 80), task(0.6, 70, 30), task(0.2, 20, 80), task(0.2, 70, 30)];
+  expect(triggerSkill(unrelated).auc).toBe(0.5);
+});
+
+test('trigger skill without a decisive pair is 0.5, not a division by zero', () => {
+  expect(triggerSkill([task(0.9, 50, 50)])).toEqual({ decisive: 0, needWins: 0, auc: 0.5, oracleEs: 50 });
 });

@@ -4,7 +4,8 @@
  * selection (policy `reposhapley` at t_c = 0, so the NEED branch always runs and P(<NEED>) is
  * traced). For any t_c the policy's outcome on a task is then known exactly: the NEED branch
  * where P(<NEED>) ≥ t_c, else the DONE branch. The chosen t_c maximizes mean ES, then EM, then
- * retrieves least.
+ * retrieves least. `triggerSkill` says whether P(<NEED>) knows anything of which branch wins: an
+ * argmax over a couple of hundred tasks finds a "best" t_c even when it knows nothing.
  */
 
 /** One task: P(<NEED>) and the scores of both branches. */
@@ -54,4 +55,28 @@ function better(a: SweepPoint, b: SweepPoint): boolean {
   if (Math.abs(a.es - b.es) > tolerance) return a.es > b.es;
   if (Math.abs(a.em - b.em) > tolerance) return a.em > b.em;
   return a.needRate < b.needRate;
+}
+
+/** How well P(<NEED>) ranks the tasks where the NEED branch wins above those where DONE wins. */
+export interface TriggerSkill {
+  /** Tasks whose branches score differently (ES); ties say nothing about the trigger. */
+  decisive: number;
+  /** Of them, those where the NEED branch scores higher. */
+  needWins: number;
+  /** Probability that a NEED-win task has the higher P(<NEED>) than a DONE-win task (ties half): 0.5 = no skill. */
+  auc: number;
+  /** Mean ES with a perfect trigger (the better branch everywhere): the sweep's ceiling. */
+  oracleEs: number;
+}
+
+export function triggerSkill(tasks: readonly PairedTask[]): TriggerSkill {
+  const needWins = tasks.filter((t) => t.need.es > t.done.es).map((t) => t.needProbability);
+  const doneWins = tasks.filter((t) => t.need.es < t.done.es).map((t) => t.needProbability);
+  let concordant = 0;
+  for (const p of needWins) {
+    for (const q of doneWins) concordant += p > q ? 1 : p === q ? 0.5 : 0;
+  }
+  const pairs = needWins.length * doneWins.length;
+  const oracleEs = tasks.reduce((sum, t) => sum + Math.max(t.need.es, t.done.es), 0) / Math.max(1, tasks.length);
+  return { decisive: needWins.length + doneWins.length, needWins: needWins.length, auc: pairs > 0 ? concordant / pairs : 0.5, oracleEs };
 }

@@ -10,21 +10,32 @@
  * See thresholdSweep.ts for the method. Refuses results from any repository that is not a
  * validation package, and results where `reposhapley` did not run its NEED branch everywhere
  * (the run must use --need-threshold 0, or the NEED branch's scores are unknown).
+ * `--diagnose` describes the trigger on any packages instead (benchmark repositories too) and
+ * prints no t_c to export; `--done-from` takes the `none` results from another run of the same
+ * tasks (a bench run of none,full,reposhapley at the exported t_c, beside a reposhapley run at 0):
+ *
+ *   node dist/models/labeling/tuneThreshold.js --diagnose NOTRIGGER/results.json --done-from BENCH/results.json
  */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { TaskResult } from '../../bench/src/driver/results.js';
 import { isValidationPackage } from '../corpus/splits.js';
-import { sweepThresholds, type PairedTask, type SweepPoint } from './thresholdSweep.js';
+import { sweepThresholds, triggerSkill, type PairedTask, type SweepPoint, type TriggerSkill } from './thresholdSweep.js';
 
-function pairedTasks(results: readonly TaskResult[]): PairedTask[] {
+function refuseForeignPackages(results: readonly TaskResult[]): void {
   const foreign = [...new Set(results.map((r) => r.repository))].filter((name) => !isValidationPackage(name));
   if (foreign.length > 0) throw new Error(`t_c is tuned on validation packages only; these are not: ${foreign.join(', ')}`);
-  const done = new Map(results.filter((r) => r.policy === 'none').map((r) => [r.taskId, r]));
+}
+
+const isAnswer = (result: TaskResult) => result.outcome === 'ok' || result.outcome === 'empty';
+
+function pairedTasks(results: readonly TaskResult[], doneResults: readonly TaskResult[]): PairedTask[] {
+  const done = new Map(doneResults.filter((r) => r.policy === 'none').map((r) => [r.taskId, r]));
   const tasks: PairedTask[] = [];
   for (const need of results.filter((r) => r.policy === 'reposhapley')) {
     const without = done.get(need.taskId);
-    if (!without || need.outcome !== 'ok' || without.outcome !== 'ok') continue;
+    // An empty completion is an answer (it scores 0); a timeout or an error says nothing of the branch.
+    if (!without || !isAnswer(need) || !isAnswer(without)) continue;
     const p = need.trace?.needProbability;
     if (need.trace?.decision !== 'need' || p === undefined) {
       throw new Error(`${need.taskId}: reposhapley did not take the NEED branch; rerun the bench with --need-threshold 0`);
@@ -34,23 +45,36 @@ function pairedTasks(results: readonly TaskResult[]): PairedTask[] {
   return tasks;
 }
 
+const skillLine = (s: TriggerSkill) =>
+  `trigger: AUC ${s.auc.toFixed(3)} of P(<NEED>) over the ${s.decisive} tasks whose branches differ (NEED wins ${s.needWins}; ` +
+  `0.5 = it knows nothing of which wins); a perfect trigger would score ES ${s.oracleEs.toFixed(2)}`;
+
 const row = (p: SweepPoint) => `| ${p.threshold.toFixed(3)} | ${p.es.toFixed(2)} | ${p.em.toFixed(1)} | ${(100 * p.needRate).toFixed(0)} % |`;
 
 function main(): void {
   const program = new Command('tuneThreshold')
     .argument('<results>', 'results.json of a bench run on validation packages (policies none,reposhapley; --need-threshold 0)')
     .option('--json', 'print the sweep as JSON')
+    .option('--diagnose', 'describe the trigger on any packages (no t_c to export)')
+    .option('--done-from <results>', 'take the policy none results from this run of the same tasks')
     .parse();
-  const results = (JSON.parse(readFileSync(program.args[0]!, 'utf8')) as { results: TaskResult[] }).results;
-  const { best, points } = sweepThresholds(pairedTasks(results));
-  if (program.opts<{ json?: boolean }>().json) {
-    process.stdout.write(`${JSON.stringify({ best, points })}\n`);
+  const options = program.opts<{ json?: boolean; diagnose?: boolean; doneFrom?: string }>();
+  const read = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { results: TaskResult[] }).results;
+  const results = read(program.args[0]!);
+  const doneResults = options.doneFrom ? read(options.doneFrom) : results;
+  if (!options.diagnose) refuseForeignPackages([...results, ...doneResults]);
+  const tasks = pairedTasks(results, doneResults);
+  const { best, points } = sweepThresholds(tasks);
+  const skill = triggerSkill(tasks);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ best, points, skill })}\n`);
     return;
   }
   // The full sweep has a point per task; show a readable grid plus the best.
   const grid = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((t) => points.reduce((a, b) => (Math.abs(b.threshold - t) < Math.abs(a.threshold - t) ? b : a)));
+  const verdict = options.diagnose ? [] : [`export with: --need-threshold ${best.threshold.toFixed(4)}`];
   process.stdout.write(['| t_c | ES | EM % | NEED |', '|---|---|---|---|', ...grid.map(row), '', `best: ${row(best)}`,
-    `export with: --need-threshold ${best.threshold.toFixed(4)}`, ''].join('\n'));
+    skillLine(skill), ...verdict, ''].join('\n'));
 }
 
 main();

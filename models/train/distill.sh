@@ -4,7 +4,7 @@
 # tokens marked trained -> t_c tuned on the validation packages -> the final GGUF.
 #
 #   models/train/distill.sh --labels DIR --base WEIGHTS.pt --out OUT.gguf \
-#     [--run NAME] [--source shapley|delta|unverified] [--epochs 2] [--replay 1] \
+#     [--run NAME] [--source shapley|delta|unverified] [--epochs 2 | --steps N] [--replay 1] \
 #     [--base-data INDEX] [--replay-formats lm,fim,rag] [--lr 1.2e-4] [--copy-drills 0.25] [--tc-limit 200]
 #
 # WEIGHTS.pt must be the weights of the GGUF that labeled DIR (labels belong to their
@@ -13,7 +13,9 @@
 # trainer and the t_c bench. Copy drills (train.py --copy-drills) stay in the mix as in the base
 # model's last fine-tune: without them the induction probe went from 2.2 to 9.7 nats (worse than
 # chance) in 25 steps of the first distillation, i.e. the model stopped copying from its context.
-# Re-running with the same --run resumes the fine-tune where it stopped; everything else is
+# --steps fixes the fine-tune's length instead of --epochs: the ablations (--source delta or
+# unverified keep every labeled instance, about 4x the Shapley set) are compared at the Shapley
+# run's compute, not at its epochs. Re-running with the same --run resumes the fine-tune where it stopped; everything else is
 # rebuilt. Work files go to $REPOSHAPLEY_CACHE/distill-runs/NAME.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,7 +26,7 @@ threads="${THREADS:-2}"
 validation_packages=$(node --input-type=module -e \
   'import { VALIDATION_PACKAGES } from "./dist/models/corpus/splits.js"; console.log(VALIDATION_PACKAGES.join(","))')
 
-labels='' base='' out='' run=distill source=shapley epochs=2 replay=1 lr=1.2e-4 drills=0.25 tc_limit=200
+labels='' base='' out='' run=distill source=shapley epochs=2 fixed_steps='' replay=1 lr=1.2e-4 drills=0.25 tc_limit=200
 base_data="$cache/data-echo-ol2/index.json" replay_formats=lm,fim,rag
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -34,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     --run) run="$2" ;;
     --source) source="$2" ;;
     --epochs) epochs="$2" ;;
+    --steps) fixed_steps="$2" ;;
     --replay) replay="$2" ;;
     --base-data) base_data="$2" ;;
     --replay-formats) replay_formats="$2" ;;
@@ -62,7 +65,12 @@ tokens = index["splits"]["train"]["tokens"] + index["replay"]["tokens"]
 step_tokens = 4 * 4 * index["contextSize"]
 data_per_step = step_tokens * (1 - float(sys.argv[3]))
 print(max(1, math.ceil(float(sys.argv[2]) * tokens / data_per_step)), step_tokens)' "$work/data/index.json" "$epochs" "$drills")
-say "fine-tune $run: $steps steps ($epochs epochs)"
+if [[ -n "$fixed_steps" ]]; then
+  steps="$fixed_steps"
+  say "fine-tune $run: $steps steps (--steps)"
+else
+  say "fine-tune $run: $steps steps ($epochs epochs)"
+fi
 THREADS="$threads" models/train/run.sh --run "$run" --data "$work/data/index.json" --init-weights "$base" \
   --lr "$lr" --min-lr 3e-5 --warmup-steps 10 --total-tokens $((steps * step_tokens)) --max-steps "$steps" \
   --copy-drills "$drills" --loss-per sequence --eval-every 25 --checkpoint-minutes 5 > "$work/train.log"

@@ -296,6 +296,16 @@ class TrainerTest(unittest.TestCase):
         self.assertEqual(stop["step"], 2)
         self.assertGreater(stop["tokens"], 1234)  # continues the weights file's count
 
+    def test_a_token_limit_the_init_weights_already_reached_is_refused(self) -> None:
+        model = LlamaModel(ModelConfig(vocab_size=64, d_model=32, n_layers=1, n_heads=2, ff_dim=64, context_length=64))
+        weights = self.root / "seen.pt"
+        save_weights(model, weights, {"tokens_seen": 5000, "step": 9})
+        run_dir = self.root / "reached"
+        result = run_train(run_dir, self.data, "--init-weights", str(weights), "--max-tokens", "4000")
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("--max-tokens 4000 is already reached", result.stderr)
+        self.assertIn("--max-steps", result.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

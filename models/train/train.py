@@ -68,7 +68,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         "on CPUs with AVX512-BF16/AMX and ~15x slower on AVX2-only ones)")
     p.add_argument("--device", default="cpu")
     p.add_argument("--max-steps", type=int, help="stop after this optimizer step (total, across sessions)")
-    p.add_argument("--max-tokens", type=float, help="stop after this many tokens seen (total)")
+    p.add_argument("--max-tokens", type=float, help="stop after this many tokens seen in total, counting those the "
+                   "--init-weights had already seen (for a fine-tune's own length use --max-steps)")
     p.add_argument("--time-limit", type=float, help="stop after this many minutes in this session")
     p.add_argument("--checkpoint-minutes", type=float, default=5.0)
     p.add_argument("--eval-every", type=int, default=250, help="validate every N optimizer steps")
@@ -76,6 +77,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--log-every", type=int, default=10)
     p.add_argument("--fresh", action="store_true", help="ignore existing checkpoints of the run (they are kept)")
     return p.parse_args(argv)
+
+
+def refuse_reached_token_limit(max_tokens: float | None, tokens_seen: int, weights: str) -> None:
+    """A fine-tune whose --max-tokens its starting weights have already seen would stop at step 0
+    and look like a finished run: say so instead."""
+    if max_tokens is not None and tokens_seen >= max_tokens:
+        raise SystemExit(f"--max-tokens {max_tokens:.0f} is already reached: {weights} has seen {tokens_seen:,} tokens, "
+                         "and --max-tokens counts them too. Use --max-steps for the fine-tune's own length, or a "
+                         f"--max-tokens above {tokens_seen}.")
 
 
 def lr_at(step: int, args: argparse.Namespace, tokens_per_step: int) -> float:
@@ -204,6 +214,7 @@ class Trainer:
         if args.init_weights:
             self.model, meta = load_model(args.init_weights)
             self.tokens_seen = int(meta.get("tokens_seen", 0))
+            refuse_reached_token_limit(args.max_tokens, self.tokens_seen, args.init_weights)
         else:
             vocab = args.vocab_size or self.train_data.vocab_size or tokenizer_size(args.tokenizer)
             if not vocab:
