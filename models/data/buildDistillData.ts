@@ -2,7 +2,7 @@
  * CLI: distillation shards from ChunkShapley labels (issue 5 item 3; RepoShapley §3.4).
  *
  *   npx tsc && nice -n 10 node dist/models/data/buildDistillData.js [--labels DIR] [--source shapley]
- *     [--replay 1] [--replay-formats lm] [--echo-lines 2] [--out DIR]
+ *     [--min-es 50] [--replay 1] [--replay-formats lm] [--echo-lines 2] [--out DIR]
  *
  * Every label record (models/labeling, any number of shard files) is rebuilt exactly as the
  * labeler saw it: the same corpus file, cursor and target, the server's retrieval and packing
@@ -10,7 +10,7 @@
  * index or retrieval changed since labeling) is skipped and counted, never relabeled silently.
  * Each usable instance gives the selection and generation formats (r* = NEED) or the
  * no-retrieval format (r* = DONE), see distillSequences.ts; `--source` picks the paper's labels
- * or an ablation's. Records of validation packages go to split "val". `--replay R` lists
+ * or an ablation's, and `--min-es` relabels the paper's at another τ_es. Records of validation packages go to split "val". `--replay R` lists
  * R × (distillation train tokens) of train sequences of `--base-data` (the formats of
  * `--replay-formats`) in the same index (borrowed, not copied). The prompts carry the cursor
  * echo of `--echo-lines`, which must be the labeled generator's (its GGUF's
@@ -26,7 +26,9 @@ import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { clampedOffset } from '../../server/src/indexing/textEdits.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusReader.js';
+import { DEFAULT_CHUNKSHAPLEY_OPTIONS } from '../labeling/chunkShapley.js';
 import { readLabelFolder, type LabelRecord } from '../labeling/labelRecord.js';
+import type { LabelThresholds } from '../labeling/labels.js';
 import { distillLabel, distillSequences, LABEL_SOURCES, type LabelSource } from './distillSequences.js';
 import { seededRandom } from './random.js';
 import { selectReplay, type ShardIndex } from './replay.js';
@@ -47,6 +49,7 @@ interface Options {
   replay: number;
   replayFormats: string;
   echoLines: number;
+  minEs?: number;
   out?: string;
   context?: number;
 }
@@ -80,13 +83,14 @@ async function main(): Promise<void> {
     train: await ShardWriter.create(out, 'train', { vocabSize: vocab.vocabSize }),
     val: await ShardWriter.create(out, 'val', { vocabSize: vocab.vocabSize }),
   };
+  const thresholds = options.minEs === undefined ? undefined : { ...DEFAULT_CHUNKSHAPLEY_OPTIONS.thresholds, minEs: options.minEs };
   const counts: Counts = { records: 0, used: 0, need: 0, done: 0, unlabeled: 0, stale: 0, keptChunks: 0, packedChunks: 0 };
   try {
     const corpus = await Corpus.open(options.manifest, options.corpus);
     for (const [repository, records] of await readLabels(options.labels)) {
       const repo = await openRepository(path.join(corpus.dir, repository), DEFAULT_SETTINGS, vocab.tokenizer);
       try {
-        for (const record of records) await addRecord(record, repo, prompt, writers[record.split], options.source, counts);
+        for (const record of records) await addRecord(record, repo, prompt, writers[record.split], options.source, counts, thresholds);
       } finally {
         repo.dispose();
       }
@@ -97,7 +101,7 @@ async function main(): Promise<void> {
     const replay = selectReplay(base, path.dirname(options.baseData), out, replayTokens, seededRandom(`replay:${options.source}`), replayFormats);
     await writeIndex(out, [writers.train, writers.val], summaries, {
       tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256: vocab.tokenizerSha256, vocabGguf: 'vocab.gguf',
-      contextSize, echoLines: options.echoLines, special: vocab.special, labelSource: options.source, labels: options.labels, counts,
+      contextSize, echoLines: options.echoLines, special: vocab.special, labelSource: options.source, labels: options.labels, thresholds, counts,
       replay: {
         ratio: options.replay, baseData: options.baseData, formats: [...replayFormats],
         sequences: replay.rows.length, tokens: replay.rows.reduce((a, r) => a + r[2], 0),
@@ -124,9 +128,10 @@ async function readLabels(dir: string): Promise<Map<string, LabelRecord[]>> {
 
 async function addRecord(
   record: LabelRecord, repo: RepositoryTools, prompt: PromptSettings, writer: ShardWriter, source: LabelSource, counts: Counts,
+  thresholds: LabelThresholds | undefined,
 ): Promise<void> {
   counts.records++;
-  const label = distillLabel(record, source);
+  const label = distillLabel(record, source, thresholds);
   if (!label) {
     counts.unlabeled++;
     return;
@@ -181,12 +186,15 @@ function parseOptions(): Options {
     .option('--replay <ratio>', 'pretraining tokens replayed per distillation token', (v) => Number(v), 1)
     .option('--replay-formats <list>', 'formats replayed from --base-data (lm,fim,rag; fim and rag only from a set with the generator\'s cursor echo)', 'lm')
     .option('--echo-lines <n>', 'cursor echo of the labeled generator (its GGUF\'s reposhapley.echo_lines)', nonNegativeInt, 2)
+    .option('--min-es <n>', `τ_es for the shapley source: relabel every record from its decoded pool (ε ${DEFAULT_CHUNKSHAPLEY_OPTIONS.thresholds.epsilon}; default: the labels as the labeler kept them, τ_es ${DEFAULT_CHUNKSHAPLEY_OPTIONS.thresholds.minEs})`, (v) => Number(v))
     .option('--out <dir>', 'output folder (default: <cache>/distill-<source>)')
     .option('--context <n>', 'context size prompts were budgeted for (default: the base index\'s)', (v) => Number(v))
     .parse()
     .opts<Options>();
   if (!LABEL_SOURCES.includes(options.source)) throw new Error(`--source must be one of ${LABEL_SOURCES.join(', ')}`);
   if (!(options.replay >= 0)) throw new Error('--replay must be a number >= 0');
+  if (options.minEs !== undefined && !(options.minEs >= 0 && options.minEs <= 100)) throw new Error('--min-es must be an ES between 0 and 100');
+  if (options.minEs !== undefined && options.source !== 'shapley') throw new Error('--min-es applies to --source shapley only (the ablations discard nothing)');
   return options;
 }
 

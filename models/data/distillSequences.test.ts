@@ -2,7 +2,7 @@ import { expect, test } from 'vitest';
 import type { SpecialTokenIds } from '../../server/src/model/completionModel.js';
 import type { PromptPlan } from '../../server/src/prompt/sequences.js';
 import type { LabelRecord } from '../labeling/labelRecord.js';
-import { distillLabel, distillSequences, LOSS_CLASS } from './distillSequences.js';
+import { distillLabel, distillSequences, LOSS_CLASS, relabeled } from './distillSequences.js';
 
 // Specials 900+; text ids below 100, so every position is easy to read.
 const SPECIAL: SpecialTokenIds = {
@@ -71,4 +71,29 @@ test('discarded instances give no Shapley label, but still count for the ablatio
   const discarded = { ...RECORD, discarded: 'es-below-threshold', retrieval: undefined } as LabelRecord;
   expect(distillLabel(discarded, 'shapley')).toBeUndefined();
   expect(distillLabel(discarded, 'delta')).toBeDefined();
+});
+
+// ∅ scores 30; the pool's best coalition {1} scores 45 (the labeler's τ_es of 50 discarded it).
+const POOLED = {
+  candidates: [{}, {}, {}], deltas: [0.2, 0.1, -0.3], phi: [0.1, 0.05, -0.2],
+  empty: { completion: 'x', es: 30, em: false },
+  pool: [
+    { members: [0], completion: 'a', es: 40, em: false },
+    { members: [1], completion: 'b', es: 45, em: false },
+    { members: [0, 1], completion: 'c', es: 45, em: false },
+  ],
+  keep: [false, false, false], discarded: 'ES(S*) 45.0 < τ_es 50',
+} as unknown as LabelRecord;
+
+test('relabeling at a lower τ_es keeps the discarded instance with S* from its decoded pool (ties to the earlier proposal)', () => {
+  expect(distillLabel(POOLED, 'shapley')).toBeUndefined();
+  expect(relabeled(POOLED, { epsilon: 0, minEs: 40 })).toEqual({ retrieval: 'need', keep: [false, true, false] });
+  expect(distillLabel(POOLED, 'shapley', { epsilon: 0, minEs: 40 })).toEqual({ retrieval: 'need', keep: [false, true, false] });
+  expect(relabeled(POOLED, { epsilon: 0, minEs: 50 })).toBeUndefined();
+});
+
+test('relabeling: r* is DONE when S* gains no more than ε over ∅', () => {
+  expect(relabeled(POOLED, { epsilon: 15, minEs: 40 })).toEqual({ retrieval: 'done', keep: [false, true, false] });
+  const emptyPool = { ...POOLED, pool: [] } as unknown as LabelRecord;
+  expect(relabeled(emptyPool, { epsilon: 0, minEs: 0 })).toBeUndefined();
 });

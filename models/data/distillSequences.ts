@@ -19,6 +19,8 @@ import {
   formatOneSegments, generationSegments, inFileSegments, noRetrievalSegments, withTarget, type PromptPlan,
 } from '../../server/src/prompt/sequences.js';
 import type { LabelRecord } from '../labeling/labelRecord.js';
+import { keepLabels, labelInstance, type LabelThresholds } from '../labeling/labels.js';
+import { maskOf } from '../labeling/shapley.js';
 import type { TargetKind } from './targets.js';
 import { isEndOfTextSupervised } from './trainingSequences.js';
 
@@ -54,9 +56,10 @@ export interface DistillLabel {
   keep: boolean[];
 }
 
-export function distillLabel(record: LabelRecord, source: LabelSource): DistillLabel | undefined {
+export function distillLabel(record: LabelRecord, source: LabelSource, thresholds?: LabelThresholds): DistillLabel | undefined {
   switch (source) {
     case 'shapley':
+      if (thresholds) return relabeled(record, thresholds);
       if (record.discarded !== undefined || record.retrieval === undefined) return undefined;
       return { retrieval: record.retrieval, keep: record.keep };
     case 'delta':
@@ -64,6 +67,21 @@ export function distillLabel(record: LabelRecord, source: LabelSource): DistillL
     case 'unverified':
       return fromKeep(record.phi.map((value) => value > 0));
   }
+}
+
+/**
+ * The Shapley label at other thresholds (τ_es, ε) than the labeler's: S*, r* and KEEP/DROP by the
+ * labeler's own rules (labels.ts) from the record's decoded pool and ∅, so no decoding is redone.
+ * A weak generator rarely reaches the labeler's τ_es; this is how a lower one is tried.
+ */
+export function relabeled(record: LabelRecord, thresholds: LabelThresholds): DistillLabel | undefined {
+  const count = record.candidates.length;
+  const coalition = (v: { members?: number[]; completion: string; es: number; em: boolean }) => ({
+    mask: maskOf(v.members ?? []), completion: v.completion, es: v.es, em: v.em,
+  });
+  const label = labelInstance(record.pool.map(coalition), coalition(record.empty), thresholds);
+  if (label.kind === 'discard') return undefined;
+  return { retrieval: label.retrieval, keep: keepLabels(label.best.mask, count) };
 }
 
 function fromKeep(keep: boolean[]): DistillLabel {

@@ -4,7 +4,7 @@
 # tokens marked trained -> t_c tuned on the validation packages -> the final GGUF.
 #
 #   models/train/distill.sh --labels DIR --base WEIGHTS.pt --out OUT.gguf \
-#     [--run NAME] [--source shapley|delta|unverified] [--epochs 2 | --steps N] [--replay 1] \
+#     [--run NAME] [--source shapley|delta|unverified] [--min-es TAU] [--epochs 2 | --steps N] [--replay 1] \
 #     [--base-data INDEX] [--replay-formats lm,fim,rag] [--lr 1.2e-4] [--copy-drills 0.25] [--tc-limit 200]
 #
 # WEIGHTS.pt must be the weights of the GGUF that labeled DIR (labels belong to their
@@ -13,10 +13,11 @@
 # trainer and the t_c bench. Copy drills (train.py --copy-drills) stay in the mix as in the base
 # model's last fine-tune: without them the induction probe went from 2.2 to 9.7 nats (worse than
 # chance) in 25 steps of the first distillation, i.e. the model stopped copying from its context.
-# --steps fixes the fine-tune's length instead of --epochs: the ablations (--source delta or
-# unverified keep every labeled instance, about 4x the Shapley set) are compared at the Shapley
-# run's compute, not at its epochs. Re-running with the same --run resumes the fine-tune where it stopped; everything else is
-# rebuilt. Work files go to $REPOSHAPLEY_CACHE/distill-runs/NAME.
+# --min-es relabels the Shapley labels at another τ_es (buildDistillData.ts). --steps fixes the
+# fine-tune's length instead of --epochs: the ablations (--source delta or unverified keep every
+# labeled instance, about 4x the Shapley set) are compared at the Shapley run's compute, not at
+# its epochs. Re-running with the same --run resumes the fine-tune where it stopped; everything
+# else is rebuilt. Work files go to $REPOSHAPLEY_CACHE/distill-runs/NAME.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
@@ -26,7 +27,7 @@ threads="${THREADS:-2}"
 validation_packages=$(node --input-type=module -e \
   'import { VALIDATION_PACKAGES } from "./dist/models/corpus/splits.js"; console.log(VALIDATION_PACKAGES.join(","))')
 
-labels='' base='' out='' run=distill source=shapley epochs=2 fixed_steps='' replay=1 lr=1.2e-4 drills=0.25 tc_limit=200
+labels='' base='' out='' run=distill source=shapley min_es=() epochs=2 fixed_steps='' replay=1 lr=1.2e-4 drills=0.25 tc_limit=200
 base_data="$cache/data-echo-ol2/index.json" replay_formats=lm,fim,rag
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -35,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     --out) out="$2" ;;
     --run) run="$2" ;;
     --source) source="$2" ;;
+    --min-es) min_es=(--min-es "$2") ;;
     --epochs) epochs="$2" ;;
     --steps) fixed_steps="$2" ;;
     --replay) replay="$2" ;;
@@ -53,7 +55,7 @@ mkdir -p "$work"
 say() { printf '== distill %s: %s\n' "$(date +%H:%M:%S)" "$*"; }
 
 say "shards from $labels (source $source)"
-nice -n 10 node dist/models/data/buildDistillData.js --labels "$labels" --source "$source" --base-data "$base_data" \
+nice -n 10 node dist/models/data/buildDistillData.js --labels "$labels" --source "$source" "${min_es[@]}" --base-data "$base_data" \
   --replay-formats "$replay_formats" --replay "$replay" --out "$work/data" | tail -3
 
 # Steps for the asked epochs over the train split plus its replay, at the trainer's default
