@@ -5,7 +5,7 @@
 #
 #   models/train/distill.sh --labels DIR --base WEIGHTS.pt --out OUT.gguf \
 #     [--run NAME] [--source shapley|delta|unverified] [--min-es TAU] [--epochs 2 | --steps N] [--replay 1] \
-#     [--base-data INDEX] [--replay-formats lm,fim,rag] [--lr 1.2e-4] [--copy-drills 0.25] [--tc-limit 200]
+#     [--base-data INDEX] [--replay-formats lm,fim,rag] [--lr 1.2e-4] [--copy-drills 0.25] [--tc-limit 600]
 #
 # WEIGHTS.pt must be the weights of the GGUF that labeled DIR (labels belong to their
 # generator). --base-data is the set replayed against forgetting: the base model's own
@@ -27,7 +27,7 @@ threads="${THREADS:-2}"
 validation_packages=$(node --input-type=module -e \
   'import { VALIDATION_PACKAGES } from "./dist/models/corpus/splits.js"; console.log(VALIDATION_PACKAGES.join(","))')
 
-labels='' base='' out='' run=distill source=shapley min_es=() epochs=2 fixed_steps='' replay=1 lr=1.2e-4 drills=0.25 tc_limit=200
+labels='' base='' out='' run=distill source=shapley min_es=() epochs=2 fixed_steps='' replay=1 lr=1.2e-4 drills=0.25 tc_limit=600
 base_data="$cache/data-echo-ol2/index.json" replay_formats=lm,fim,rag
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -87,9 +87,12 @@ export_gguf() {
 }
 export_gguf --out "$work/untuned.gguf"
 
-say "t_c on the validation packages ($tc_limit line and API tasks)"
+# All three task types, as the bench has them, 200 of each: the first distillation's sweep on
+# 200 line and API tasks picked its t_c from a trigger without measurable skill (AUC 0.58 over
+# 132 decisive tasks, docs/labeling.md), so the sweep needs more tasks than that.
+say "t_c on the validation packages ($tc_limit line, API and block tasks)"
 node dist/bench/src/cli.js --model "$work/untuned.gguf" --policies none,reposhapley --need-threshold 0 \
-  --tasks line,api --limit "$tc_limit" --packages "$validation_packages" --threads "$threads" \
+  --tasks line,api,block --limit "$tc_limit" --packages "$validation_packages" --threads "$threads" \
   --out "$work/tc" --no-progress > "$work/tc.log" 2>&1
 node dist/models/labeling/tuneThreshold.js "$work/tc/results.json" | tee "$work/tc.md"
 threshold=$(node dist/models/labeling/tuneThreshold.js "$work/tc/results.json" --json |
