@@ -10,7 +10,8 @@
  * index or retrieval changed since labeling) is skipped and counted, never relabeled silently.
  * Each usable instance gives the selection and generation formats (r* = NEED) or the
  * no-retrieval format (r* = DONE), see distillSequences.ts; `--source` picks the paper's labels
- * or an ablation's, and `--min-es` relabels the paper's at another τ_es. Records of validation packages go to split "val". `--replay R` lists
+ * or an ablation's, and `--min-es` relabels the paper's at another τ_es. Records of validation
+ * packages go to split "val". `--replay R` lists
  * R × (distillation train tokens) of train sequences of `--base-data` (the formats of
  * `--replay-formats`) in the same index (borrowed, not copied). The prompts carry the cursor
  * echo of `--echo-lines`, which must be the labeled generator's (its GGUF's

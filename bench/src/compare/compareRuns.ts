@@ -6,8 +6,8 @@
  * interval like the policy differences inside one report.
  */
 import type { TaskResult } from '../driver/results.js';
-import { average, pairedBootstrap, type BootstrapOptions, type Interval } from '../metrics/bootstrap.js';
-import type { TypeGroup } from '../metrics/summary.js';
+import { average, type BootstrapOptions, type Interval } from '../metrics/bootstrap.js';
+import { pairedScoreDifferences, type TypeGroup } from '../metrics/summary.js';
 import { TASK_TYPES } from '../tasks/types.js';
 
 /** One side of the comparison: a run's results and the policy taken from it. */
@@ -46,11 +46,7 @@ export function compareRuns(a: RunSide, b: RunSide, bootstrap: BootstrapOptions 
       es: average(subset.map((p) => pick(p).scores.es)),
       promptTokens: average(subset.map((p) => pick(p).trace?.tokens.prompt ?? 0)),
     });
-    return {
-      type, tasks: subset.length, a: side(([x]) => x), b: side(([, y]) => y),
-      em: pairedBootstrap(subset.map(([x]) => 100 * x.scores.em), subset.map(([, y]) => 100 * y.scores.em), bootstrap),
-      es: pairedBootstrap(subset.map(([x]) => x.scores.es), subset.map(([, y]) => y.scores.es), bootstrap),
-    };
+    return { type, tasks: subset.length, a: side(([x]) => x), b: side(([, y]) => y), ...pairedScoreDifferences(subset, bootstrap) };
   });
   return { rows, unpaired };
 }

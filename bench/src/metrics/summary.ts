@@ -163,8 +163,14 @@ function summarizeTyping(results: readonly TaskResult[]): TypingSummary | undefi
 function difference(results: readonly TaskResult[], a: PolicyName, b: PolicyName, type: TypeGroup, bootstrap: BootstrapOptions): PairedDifference {
   const ofB = new Map(results.filter((r) => r.policy === b).map((r) => [r.taskId, r]));
   const pairs = results.filter((r) => r.policy === a && ofB.has(r.taskId)).map((r) => [r, ofB.get(r.taskId)!] as const);
+  return { a, b, type, tasks: pairs.length, ...pairedScoreDifferences(pairs, bootstrap) };
+}
+
+/** EM (points) and ES of x − y over (x, y) results of the same tasks, with paired bootstrap intervals. */
+export function pairedScoreDifferences(
+  pairs: readonly (readonly [TaskResult, TaskResult])[], bootstrap: BootstrapOptions,
+): { em: Interval; es: Interval } {
   return {
-    a, b, type, tasks: pairs.length,
     em: pairedBootstrap(pairs.map(([x]) => x.scores.em * 100), pairs.map(([, y]) => y.scores.em * 100), bootstrap),
     es: pairedBootstrap(pairs.map(([x]) => x.scores.es), pairs.map(([, y]) => y.scores.es), bootstrap),
   };
