@@ -12,6 +12,7 @@ export interface E2eLocator {
   first(): E2eLocator;
   count(): Promise<number>;
   textContent(options?: { timeout?: number }): Promise<string | null>;
+  getAttribute(name: string, options?: { timeout?: number }): Promise<string | null>;
   waitFor(options?: { state?: 'attached' | 'detached' | 'visible' | 'hidden'; timeout?: number }): Promise<void>;
   click(options?: { timeout?: number }): Promise<void>;
 }

@@ -66,7 +66,9 @@ describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SK
   test('typing shows the server\'s completion as ghost text and Tab inserts exactly it', async () => {
     await runCommand('Go to File...', FILE);
     await statusIs('ready', 120_000);
-    await page.keyboard.press('Control+End');
+    // The server's start (up to two minutes here) leaves time for a toast or a view to take
+    // focus; typing must land in main.py's editor, so focus it again once the server is ready.
+    await focusEditor();
     await page.keyboard.insertText(TYPED);
     const ghost = await ghostText();
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'ghost-text.png') });
@@ -155,18 +157,42 @@ describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SK
     await page.locator(`.statusbar-item[aria-label="RepoShapley: ${state}"]`).waitFor({ timeout });
   }
 
-  /** Focuses main.py's editor (the trace may be open beside it) at the end of the file. */
+  /**
+   * Focuses main.py's editor (the trace may be open beside it) at the end of the file, and waits
+   * until the focused editor is main.py's: keys typed before that go wherever focus was.
+   */
   async function focusEditor(): Promise<void> {
     await runCommand('Go to File...', FILE);
-    await page.waitForTimeout(500);
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
+    await page.locator(`.tab.active[data-resource-name="${FILE}"]`).first().waitFor({ timeout: 15_000 });
+    await page.locator('.editor-instance .monaco-editor.focused').first().waitFor({ timeout: 15_000 });
     await page.keyboard.press('Control+End');
   }
 
-  /** The ghost text once it shows (spaces render as no-break spaces). */
+  /**
+   * The ghost text once it shows (spaces render as no-break spaces). When none shows, the error
+   * says where focus was and what the screen showed: CI keeps the log, not the screenshots.
+   */
   async function ghostText(): Promise<string> {
     const ghost = page.locator('.ghost-text-decoration').first();
-    await ghost.waitFor({ timeout: 60_000 });
+    try {
+      await ghost.waitFor({ timeout: 60_000 });
+    } catch (error) {
+      await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'no-ghost-text.png') }).catch(() => {});
+      throw new Error(`no ghost text in 60 s; ${await screenState()}`, { cause: error });
+    }
     return normalize((await ghost.textContent()) ?? '');
+  }
+
+  async function screenState(): Promise<string> {
+    const text = async (selector: string): Promise<string> =>
+      normalize((await page.locator(selector).first().textContent({ timeout: 2_000 }).catch(() => null)) ?? '(none)');
+    return [
+      `focused editor: ${JSON.stringify(await text('.editor-instance .monaco-editor.focused .view-lines'))}`,
+      `active tab: ${JSON.stringify(await text('.tab.active'))}`,
+      `status: ${JSON.stringify(await page.locator('.statusbar-item[aria-label^="RepoShapley"]').first().getAttribute('aria-label', { timeout: 2_000 }).catch(() => null))}`,
+      `notification: ${JSON.stringify(await text('.notification-toast .notification-list-item-message'))}`,
+    ].join('; ');
   }
 
   async function fileBecomes(accept: (text: string) => boolean): Promise<string> {
