@@ -58,6 +58,10 @@ export interface CompletionTrace {
   decision: 'need' | 'done';
   /** P(<NEED>) from the two-token softmax, when the model was asked. */
   needProbability?: number;
+  /** t_c, the P(<NEED>) at or above which the model retrieves; set when the model was asked. */
+  needThreshold?: number;
+  /** Why generation ended (`repetition`: the completion started a loop and was cut). */
+  stoppedBy?: 'eos' | 'max-tokens' | 'newline' | 'stop-string' | 'repetition' | 'aborted';
   candidates: TraceCandidate[];
   completion: string;
   outcome: 'ok' | 'cancelled' | 'no-model' | 'error';

@@ -38,3 +38,9 @@ test('adds the prompt when the server included it', () => {
 test('says why there is no trace', () => {
   expect(renderNoTrace('not running')).toContain('not running');
 });
+
+test('shows t_c with P(NEED), and why generation stopped', () => {
+  const text = renderTrace({ ...TRACE, needThreshold: 0.9295, stoppedBy: 'repetition' });
+  expect(text).toContain('retrieve cross-file context, P(NEED) = 91.3% (retrieves at 93.0% or more).');
+  expect(text).toContain('generated 9 (stopped by repetition).');
+});

@@ -20,7 +20,8 @@ export function renderTrace(trace: CompletionTrace): string {
     '',
     `Policy \`${trace.policy}\`${trace.policy === trace.effectivePolicy ? '' : ` (ran as \`${trace.effectivePolicy}\`)`}: ` +
       `${trace.decision === 'need' ? 'retrieve cross-file context' : 'no cross-file context'}` +
-      `${trace.needProbability === undefined ? '' : `, P(NEED) = ${percent(trace.needProbability)}`}.`,
+      `${trace.needProbability === undefined ? '' : `, P(NEED) = ${percent(trace.needProbability)}`}` +
+      `${trace.needThreshold === undefined ? '' : ` (retrieves at ${percent(trace.needThreshold)} or more)`}.`,
     '',
     `## Candidates: ${trace.candidates.length} retrieved, ${kept} kept`,
     '',
@@ -28,7 +29,8 @@ export function renderTrace(trace: CompletionTrace): string {
     '## Tokens and timings',
     '',
     `Prompt ${trace.tokens.prompt} tokens (prefix ${trace.tokens.prefix}, suffix ${trace.tokens.suffix}, ` +
-      `chunks ${trace.tokens.chunks}; ${trace.tokens.reused} reused), generated ${trace.tokens.generated}.`,
+      `chunks ${trace.tokens.chunks}; ${trace.tokens.reused} reused), generated ${trace.tokens.generated}` +
+      `${trace.stoppedBy === undefined ? '' : ` (stopped by ${trace.stoppedBy})`}.`,
     '',
     `Retrieval ${ms(trace.timings.retrievalMs)}, prompt ${ms(trace.timings.promptMs)}, decision ${ms(trace.timings.decisionMs)}, ` +
       `selection ${ms(trace.timings.selectionMs)}, generation ${ms(trace.timings.generationMs)}; total **${ms(trace.timings.totalMs)}** ` +

@@ -20,3 +20,9 @@ test('candidates print 1-based inclusive lines; an import outline says how many 
   expect(lines).toContain('  [2] drop pkg/a.py:4-8 function  score 0.050  (jaccard, definition)  P(KEEP) 25.0%');
   expect(lines[2]).toBe('candidates: 2 retrieved, 1 kept');
 });
+
+test('a model decision shows t_c beside P(NEED), and the tokens line says why generation stopped', () => {
+  const lines = formatTrace({ ...trace, effectivePolicy: 'reposhapley', decision: 'done', needProbability: 0.866, needThreshold: 0.9295, stoppedBy: 'repetition' });
+  expect(lines[1]).toBe('policy: auto -> reposhapley; decision: done (P(NEED) 86.6%, t_c 93.0%)');
+  expect(lines.find((line) => line.startsWith('tokens:'))).toBe('tokens: prompt 200 (prefix 90, suffix 10, chunks 100), generated 4, stopped by repetition, reused 0');
+});

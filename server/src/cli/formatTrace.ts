@@ -19,7 +19,9 @@ function formatCandidate(candidate: TraceCandidate): string {
 
 /** The trace as lines: decision, candidates, tokens, timings. */
 export function formatTrace(trace: CompletionTrace): string[] {
-  const need = trace.needProbability === undefined ? '' : ` (P(NEED)${percent(trace.needProbability)})`;
+  const threshold = trace.needThreshold === undefined ? '' : `, t_c${percent(trace.needThreshold)}`;
+  const need = trace.needProbability === undefined ? '' : ` (P(NEED)${percent(trace.needProbability)}${threshold})`;
+  const stopped = trace.stoppedBy === undefined ? '' : `, stopped by ${trace.stoppedBy}`;
   const { tokens, timings } = trace;
   const kept = trace.candidates.filter((candidate) => candidate.kept).length;
   return [
@@ -28,7 +30,7 @@ export function formatTrace(trace: CompletionTrace): string[] {
     `candidates: ${trace.candidates.length} retrieved, ${kept} kept`,
     ...trace.candidates.map(formatCandidate),
     `tokens: prompt ${tokens.prompt} (prefix ${tokens.prefix}, suffix ${tokens.suffix}, chunks ${tokens.chunks}), ` +
-      `generated ${tokens.generated}, reused ${tokens.reused}`,
+      `generated ${tokens.generated}${stopped}, reused ${tokens.reused}`,
     `timings: retrieval ${ms(timings.retrievalMs)}, prompt ${ms(timings.promptMs)}, decision ${ms(timings.decisionMs)}, ` +
       `selection ${ms(timings.selectionMs)}, generation ${ms(timings.generationMs)}, total ${ms(timings.totalMs)}`,
     `index version ${trace.indexVersion}; trace ${trace.traceId}`,

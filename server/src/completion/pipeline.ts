@@ -58,6 +58,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps, sign
   const result = await policy.run(context);
   const text = postProcess(result.generated.text, split, isMultiLine(input, split));
   const trace = buildTrace(input, deps, context.inFile, result, policy.name, text, signal);
+  if (result.needProbability !== undefined) trace.needThreshold = context.needThreshold;
   trace.timings = {
     retrievalMs, promptMs, decisionMs: result.decisionMs, selectionMs: result.selectionMs,
     generationMs: result.generationMs, totalMs: performance.now() - started,
@@ -115,7 +116,7 @@ function buildTrace(
   return {
     uri: input.uri, line: input.position.line, character: input.position.character,
     policy: input.settings.policy, effectivePolicy, decision: result.decision, needProbability: result.needProbability,
-    candidates: traceCandidates(result), completion: text,
+    candidates: traceCandidates(result), completion: text, stoppedBy: result.generated.stoppedBy,
     outcome: signal.aborted || result.generated.stoppedBy === 'aborted' ? 'cancelled' : 'ok',
     tokens: {
       prompt: result.promptTokens, prefix: plan.prefix.ids.length, suffix: plan.suffix.ids.length,

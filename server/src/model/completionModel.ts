@@ -68,13 +68,18 @@ export interface GenerationOptions {
    * (greedy loops of small models); default the runtime's (llama: 0.3), 0 turns it off.
    */
   loopPenalty?: number;
+  /**
+   * Stop when the completion writes one stretch three times back to back and keep the first
+   * copy (stopRules.ts findRepetition); default true.
+   */
+  repetitionStop?: boolean;
 }
 
 /** Result of a generation. */
 export interface GenerationResult {
   text: string;
   tokens: number[];
-  stoppedBy: 'eos' | 'max-tokens' | 'newline' | 'stop-string' | 'aborted';
+  stoppedBy: 'eos' | 'max-tokens' | 'newline' | 'stop-string' | 'repetition' | 'aborted';
 }
 
 /** Probability split between two tokens at the next position (two-token softmax). */

@@ -1,6 +1,6 @@
 /**
- * Where generated text must end: the single-line newline rule and stop strings.
- * Pure text logic, so it is tested without a model.
+ * Where generated text must end: the single-line newline rule, stop strings and the
+ * repetition stop. Pure text logic, so it is tested without a model.
  */
 import type { GenerationOptions, GenerationResult } from '../completionModel.js';
 
@@ -8,19 +8,27 @@ import type { GenerationOptions, GenerationResult } from '../completionModel.js'
 export interface TextStop {
   /** Length of the text to keep. */
   index: number;
-  reason: Extract<GenerationResult['stoppedBy'], 'newline' | 'stop-string'>;
+  reason: Extract<GenerationResult['stoppedBy'], 'newline' | 'stop-string' | 'repetition'>;
 }
+
+/** Copies of one stretch, back to back, that count as a loop. */
+export const REPEAT_COPIES = 3;
+/** The shortest loop, in characters over all its copies: `0, 0, 0, ` is still code. */
+export const REPEAT_MIN_CHARS = 12;
 
 /**
  * The earliest stop in `text`, if any. Single-line mode stops at the first newline that
  * follows some non-whitespace (leading blank lines are part of the completion), dropping
  * a '\r' before it; stop strings end the text just before them.
  */
-export function findTextStop(text: string, options: Pick<GenerationOptions, 'singleLine' | 'stopStrings'>): TextStop | undefined {
+export function findTextStop(
+  text: string, options: Pick<GenerationOptions, 'singleLine' | 'stopStrings' | 'repetitionStop'>,
+): TextStop | undefined {
   let best: TextStop | undefined;
+  if (options.repetitionStop ?? options.singleLine) best = findRepetition(text);
   if (options.singleLine) {
     const newline = firstNewlineAfterContent(text);
-    if (newline !== undefined) best = { index: newline, reason: 'newline' };
+    if (newline !== undefined && (best === undefined || newline < best.index)) best = { index: newline, reason: 'newline' };
   }
   for (const stop of options.stopStrings ?? []) {
     if (stop === '') continue;
@@ -36,4 +44,37 @@ function firstNewlineAfterContent(text: string): number | undefined {
   const newline = text.indexOf('\n', content);
   if (newline < 0) return undefined;
   return text[newline - 1] === '\r' ? newline - 1 : newline;
+}
+
+/**
+ * The first loop in `text`: a stretch of two or more distinct characters written
+ * {@link REPEAT_COPIES} times back to back, {@link REPEAT_MIN_CHARS} characters or more in all.
+ * Small models fall into such loops under greedy decoding (`f(x, 0), f(x, 0), f(x, 0), …` to the
+ * token limit); the stop keeps the first copy and drops the rest. Runs of one character
+ * (`========` under a heading) are never loops. Loops are found where they end, earliest first.
+ */
+export function findRepetition(text: string): TextStop | undefined {
+  const minPeriod = Math.max(2, Math.ceil(REPEAT_MIN_CHARS / REPEAT_COPIES));
+  for (let end = minPeriod * REPEAT_COPIES; end <= text.length; end++) {
+    for (let period = minPeriod; period * REPEAT_COPIES <= end; period++) {
+      if (endsWithCopies(text, end, period) && hasTwoCharacters(text, end - period, end)) {
+        return { index: end - (REPEAT_COPIES - 1) * period, reason: 'repetition' };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Whether text[end - copies·period, end) is one stretch of `period` characters repeated. */
+function endsWithCopies(text: string, end: number, period: number): boolean {
+  const start = end - REPEAT_COPIES * period;
+  for (let i = start + period; i < end; i++) {
+    if (text.charCodeAt(i) !== text.charCodeAt(i - period)) return false;
+  }
+  return true;
+}
+
+function hasTwoCharacters(text: string, start: number, end: number): boolean {
+  for (let i = start + 1; i < end; i++) if (text[i] !== text[start]) return true;
+  return false;
 }
