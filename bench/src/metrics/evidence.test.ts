@@ -28,3 +28,17 @@ test('an import outline is evidence when it lists the callee, whatever its own l
   const other = { ...outline, lists: [{ relPath: 'pkg/io.py', startLine: 12 }], relPath: 'pkg/io.py', startLine: 30, endLine: 50 };
   expect(calleeEvidence({ callee }, { candidates: [other] })).toEqual({ found: false, inPrompt: false });
 });
+
+test('the selection ranking counts covering-over-other pairs of P(KEEP), ties as half', () => {
+  const scored = (relPath: string, startLine: number, keepProbability: number): TraceCandidate =>
+    ({ ...candidate(relPath, startLine, startLine + 20, keepProbability >= 0.5), keepProbability });
+  const candidates = [scored('pkg/io.py', 30, 0.7), scored('pkg/a.py', 0, 0.6), scored('pkg/b.py', 0, 0.7), scored('pkg/c.py', 0, 0.9)];
+  expect(calleeEvidence({ callee }, { candidates })?.keepRanking).toEqual({ wins: 1.5, pairs: 3 });
+});
+
+test('no ranking without a P(KEEP) on both sides (full retrieves without selecting)', () => {
+  const candidates = [candidate('pkg/io.py', 30, 50, true), candidate('pkg/a.py', 0, 20, true)];
+  expect(calleeEvidence({ callee }, { candidates })?.keepRanking).toBeUndefined();
+  const onlyCovering = [{ ...candidate('pkg/io.py', 30, 50, true), keepProbability: 0.8 }];
+  expect(calleeEvidence({ callee }, { candidates: onlyCovering })?.keepRanking).toBeUndefined();
+});

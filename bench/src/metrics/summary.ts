@@ -58,6 +58,14 @@ export interface EvidenceSummary {
   inPromptRate: number;
   /** EM percent over the tasks with the definition in the prompt, and over the others (NaN when none). */
   emInPrompt: number;
+  /**
+   * The selection's skill at finding the definition: the AUC of P(KEEP), covering candidates
+   * against the others of the same task, pooled over tasks (0.5 = none, 1 = always ranked
+   * first; NaN when no task had both), and the tasks and pairs it rests on.
+   */
+  keepAuc: number;
+  keepAucTasks: number;
+  keepAucPairs: number;
   emNotInPrompt: number;
 }
 
@@ -140,7 +148,14 @@ function summarizeEvidence(results: readonly TaskResult[]): EvidenceSummary | un
     inPromptRate: inPrompt.length / withEvidence.length,
     emInPrompt: average(inPrompt.map((r) => r.scores.em * 100)),
     emNotInPrompt: average(notInPrompt.map((r) => r.scores.em * 100)),
+    ...keepAuc(withEvidence.flatMap((r) => (r.evidence.keepRanking ? [r.evidence.keepRanking] : []))),
   };
+}
+
+function keepAuc(rankings: readonly { wins: number; pairs: number }[]): Pick<EvidenceSummary, 'keepAuc' | 'keepAucTasks' | 'keepAucPairs'> {
+  const pairs = rankings.reduce((sum, r) => sum + r.pairs, 0);
+  const wins = rankings.reduce((sum, r) => sum + r.wins, 0);
+  return { keepAuc: pairs === 0 ? Number.NaN : wins / pairs, keepAucTasks: rankings.length, keepAucPairs: pairs };
 }
 
 function summarizeTyping(results: readonly TaskResult[]): TypingSummary | undefined {

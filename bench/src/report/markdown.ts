@@ -54,9 +54,10 @@ export function evidenceTable(summary: BenchSummary): string | undefined {
     .map((g) => [
       g.type, g.policy, String(g.evidence.tasks), pct(g.evidence.foundRate, 0), pct(g.evidence.inPromptRate, 0),
       num(g.evidence.emInPrompt), num(g.evidence.emNotInPrompt),
+      g.evidence.keepAucPairs === 0 ? '–' : `${num(g.evidence.keepAuc, 2)} (${g.evidence.keepAucTasks} tasks, ${g.evidence.keepAucPairs} pairs)`,
     ]);
   if (rows.length === 0) return undefined;
-  return markdownTable(['type', 'policy', 'tasks', 'definition retrieved', 'definition in prompt', 'EM % with it in prompt', 'EM % without'], rows);
+  return markdownTable(['type', 'policy', 'tasks', 'definition retrieved', 'definition in prompt', 'EM % with it in prompt', 'EM % without', 'P(KEEP) AUC, definition vs others'], rows);
 }
 
 /** Harness cost per task run and the start-up per repository. */
@@ -95,7 +96,9 @@ export function reportMarkdown(meta: ReportMeta, summary: BenchSummary, timing: 
     '',
     ...(evidence ? ['## Cross-file evidence on API tasks', '', evidence, '',
       'Whether a candidate covering the callee\'s definition was retrieved (top-K) and kept in the prompt. ' +
-      'Policies that do not retrieve show 0 %; their EM is all in the last column.', ''] : []),
+      'Policies that do not retrieve show 0 %; their EM is all in the "without" column. ' +
+      'The AUC asks whether the model\'s selection (P(KEEP), reposhapley on NEED) ranks the candidate covering the ' +
+      'definition above the other candidates of the same task: 0.5 is no skill, whatever the share it keeps.', ''] : []),
     ...(typing ? ['## Typing (per keystroke request)', '', typing, ''] : []),
     '## Harness timing',
     '',

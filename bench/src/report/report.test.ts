@@ -66,10 +66,24 @@ test('evidence table: API tasks split by whether the callee\'s definition reache
   ];
   const apiSummary = summarize(apiResults, ['none', 'full'], ['api'], { resamples: 10 });
   const full = apiSummary.groups.find((g) => g.policy === 'full' && g.type === 'api')!;
-  expect(full.evidence).toEqual({ tasks: 4, foundRate: 0.75, inPromptRate: 0.5, emInPrompt: 50, emNotInPrompt: 50 });
+  expect(full.evidence).toEqual({
+    tasks: 4, foundRate: 0.75, inPromptRate: 0.5, emInPrompt: 50, emNotInPrompt: 50, keepAuc: Number.NaN, keepAucTasks: 0, keepAucPairs: 0,
+  });
   const rows = evidenceTable(apiSummary)!.split('\n');
   expect(rows).toHaveLength(2 + 2); // header, rule, (api) x (none, full); the 'all' group is left out
-  expect(rows[2]).toBe('| api | none | 4 | 0 % | 0 % | – | 25.0 |');
-  expect(rows[3]).toBe('| api | full | 4 | 75 % | 50 % | 50.0 | 50.0 |');
+  expect(rows[2]).toBe('| api | none | 4 | 0 % | 0 % | – | 25.0 | – |');
+  expect(rows[3]).toBe('| api | full | 4 | 75 % | 50 % | 50.0 | 50.0 | – |');
   expect(evidenceTable(summary)).toBeUndefined();
+});
+
+test('evidence table: the selection\'s AUC pools the pairs of every task that has them', () => {
+  const ranked = (id: string, wins: number, pairs: number): TaskResult => ({
+    taskId: id, type: 'api', repository: 'r', policy: 'reposhapley', completion: 'g', target: 'f(x)', outcome: 'ok',
+    latencyMs: 10, cycleMs: 10, scores: scoreCompletion('g', 'f(x)'),
+    evidence: { found: true, inPrompt: true, keepRanking: { wins, pairs } },
+  });
+  const results = [ranked('a', 2, 2), ranked('b', 0, 2), ranked('c', 1, 4), { ...ranked('d', 0, 1), evidence: { found: false, inPrompt: false } }];
+  const group = summarize(results, ['reposhapley'], ['api'], { resamples: 10 }).groups.find((g) => g.type === 'api')!;
+  expect(group.evidence).toMatchObject({ keepAuc: 3 / 8, keepAucTasks: 3, keepAucPairs: 8 });
+  expect(evidenceTable(summarize(results, ['reposhapley'], ['api'], { resamples: 10 }))).toContain('| 0.38 (3 tasks, 8 pairs) |');
 });
