@@ -57,3 +57,10 @@ describe('findRepetition', () => {
     expect(findRepetition(unit.repeat(REPEAT_COPIES - 1))).toBeUndefined();
   });
 });
+
+test('long runs and long loop-free text stay cheap (no cubic scan)', () => {
+  // Correctness only: a run of one character is no loop, however long, and neither is a
+  // long text without one; the cost is measured nowhere in tests (house rule).
+  expect(findRepetition('x' + ' '.repeat(4000))).toBeUndefined();
+  expect(findRepetition(Array.from({ length: 400 }, (_, i) => `v${i}`).join(' '))).toBeUndefined();
+});

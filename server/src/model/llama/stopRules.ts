@@ -19,7 +19,8 @@ export const REPEAT_MIN_CHARS = 12;
 /**
  * The earliest stop in `text`, if any. Single-line mode stops at the first newline that
  * follows some non-whitespace (leading blank lines are part of the completion), dropping
- * a '\r' before it; stop strings end the text just before them.
+ * a '\r' before it; stop strings end the text just before them; a loop
+ * ({@link findRepetition}) ends it after its first copy, by default in single-line mode only.
  */
 export function findTextStop(
   text: string, options: Pick<GenerationOptions, 'singleLine' | 'stopStrings' | 'repetitionStop'>,
@@ -55,9 +56,14 @@ function firstNewlineAfterContent(text: string): number | undefined {
  */
 export function findRepetition(text: string): TextStop | undefined {
   const minPeriod = Math.max(2, Math.ceil(REPEAT_MIN_CHARS / REPEAT_COPIES));
-  for (let end = minPeriod * REPEAT_COPIES; end <= text.length; end++) {
+  // Length of the run of one character ending at each end: a window inside such a run is no
+  // loop, and skipping it keeps a long run of spaces or `=` from costing a cubic scan.
+  let run = 0;
+  for (let end = 1; end <= text.length; end++) {
+    run = end > 1 && text.charCodeAt(end - 1) === text.charCodeAt(end - 2) ? run + 1 : 1;
     for (let period = minPeriod; period * REPEAT_COPIES <= end; period++) {
-      if (endsWithCopies(text, end, period) && hasTwoCharacters(text, end - period, end)) {
+      // A window of copies has two distinct characters exactly when it is not one run.
+      if (run < period * REPEAT_COPIES && endsWithCopies(text, end, period)) {
         return { index: end - (REPEAT_COPIES - 1) * period, reason: 'repetition' };
       }
     }
@@ -68,13 +74,9 @@ export function findRepetition(text: string): TextStop | undefined {
 /** Whether text[end - copies·period, end) is one stretch of `period` characters repeated. */
 function endsWithCopies(text: string, end: number, period: number): boolean {
   const start = end - REPEAT_COPIES * period;
-  for (let i = start + period; i < end; i++) {
+  // From the end backwards: a loop being written differs from its previous copy there first.
+  for (let i = end - 1; i >= start + period; i--) {
     if (text.charCodeAt(i) !== text.charCodeAt(i - period)) return false;
   }
   return true;
-}
-
-function hasTwoCharacters(text: string, start: number, end: number): boolean {
-  for (let i = start + 1; i < end; i++) if (text[i] !== text[start]) return true;
-  return false;
 }
