@@ -7,6 +7,9 @@ import type { PolicyName } from './settings.js';
 /** Request: the trace of a completion ("why this completion?"). */
 export const COMPLETION_TRACE_METHOD = 'reposhapley/completionTrace';
 
+/** Why a generation ended: a stop token, the token limit, a stop rule, or an abort. */
+export type StopReason = 'eos' | 'max-tokens' | 'newline' | 'stop-string' | 'repetition' | 'aborted';
+
 /**
  * Params of {@link COMPLETION_TRACE_METHOD}. Without `requestId` the server answers
  * with the trace of the most recent completion it finished.
@@ -61,7 +64,7 @@ export interface CompletionTrace {
   /** t_c, the P(<NEED>) at or above which the model retrieves; set when the model was asked. */
   needThreshold?: number;
   /** Why generation ended (`repetition`: the completion started a loop and was cut). */
-  stoppedBy?: 'eos' | 'max-tokens' | 'newline' | 'stop-string' | 'repetition' | 'aborted';
+  stoppedBy?: StopReason;
   candidates: TraceCandidate[];
   completion: string;
   outcome: 'ok' | 'cancelled' | 'no-model' | 'error';

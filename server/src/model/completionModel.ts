@@ -2,6 +2,7 @@
  * The narrow port between the completion pipeline and a language model.
  * model/llama/ implements it with node-llama-cpp; tests of orchestration may fake it.
  */
+import type { StopReason } from '../../../shared/messages.js';
 
 /** Ids of the special tokens a prompt layout needs; undefined where the model lacks one. */
 export interface SpecialTokenIds {
@@ -79,7 +80,7 @@ export interface GenerationOptions {
 export interface GenerationResult {
   text: string;
   tokens: number[];
-  stoppedBy: 'eos' | 'max-tokens' | 'newline' | 'stop-string' | 'repetition' | 'aborted';
+  stoppedBy: StopReason;
 }
 
 /** Probability split between two tokens at the next position (two-token softmax). */
