@@ -7,6 +7,7 @@
  * retrieves least. `triggerSkill` says whether P(<NEED>) knows anything of which branch wins: an
  * argmax over a couple of hundred tasks finds a "best" t_c even when it knows nothing.
  */
+import { concordantPairs } from '../../bench/src/metrics/ranking.js';
 
 /** One task: P(<NEED>) and the scores of both branches. */
 export interface PairedTask {
@@ -72,11 +73,7 @@ export interface TriggerSkill {
 export function triggerSkill(tasks: readonly PairedTask[]): TriggerSkill {
   const needWins = tasks.filter((t) => t.need.es > t.done.es).map((t) => t.needProbability);
   const doneWins = tasks.filter((t) => t.need.es < t.done.es).map((t) => t.needProbability);
-  let concordant = 0;
-  for (const p of needWins) {
-    for (const q of doneWins) concordant += p > q ? 1 : p === q ? 0.5 : 0;
-  }
-  const pairs = needWins.length * doneWins.length;
+  const { wins: concordant, pairs } = concordantPairs(needWins, doneWins);
   const oracleEs = tasks.reduce((sum, t) => sum + Math.max(t.need.es, t.done.es), 0) / Math.max(1, tasks.length);
   return { decisive: needWins.length + doneWins.length, needWins: needWins.length, auc: pairs > 0 ? concordant / pairs : 0.5, oracleEs };
 }

@@ -6,6 +6,7 @@
  */
 import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
 import type { BenchTask } from '../tasks/types.js';
+import { concordantPairs } from './ranking.js';
 
 export interface CalleeEvidence {
   /** A candidate covers the definition's first line, or an import outline lists it. */
@@ -30,17 +31,8 @@ export function calleeEvidence(task: Pick<BenchTask, 'callee'>, trace: Pick<Comp
   const covering = trace.candidates.filter(covers);
   const evidence: CalleeEvidence = { found: covering.length > 0, inPrompt: covering.some((c) => c.kept) };
   const scored = trace.candidates.filter((c) => c.keepProbability !== undefined);
-  const keepRanking = rankingPairs(scored.filter(covers), scored.filter((c) => !covers(c)));
-  if (keepRanking) evidence.keepRanking = keepRanking;
+  const keepOf = (candidates: readonly TraceCandidate[]): number[] => candidates.map((c) => c.keepProbability!);
+  const keepRanking = concordantPairs(keepOf(scored.filter((c) => covering.includes(c))), keepOf(scored.filter((c) => !covering.includes(c))));
+  if (keepRanking.pairs > 0) evidence.keepRanking = keepRanking;
   return evidence;
-}
-
-/** Pairwise wins of P(KEEP) of `positives` over `negatives` (the numerator and denominator of an AUC). */
-function rankingPairs(positives: readonly TraceCandidate[], negatives: readonly TraceCandidate[]): CalleeEvidence['keepRanking'] {
-  if (positives.length === 0 || negatives.length === 0) return undefined;
-  let wins = 0;
-  for (const p of positives) {
-    for (const n of negatives) wins += p.keepProbability! > n.keepProbability! ? 1 : p.keepProbability === n.keepProbability ? 0.5 : 0;
-  }
-  return { wins, pairs: positives.length * negatives.length };
 }

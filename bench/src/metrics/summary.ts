@@ -58,6 +58,7 @@ export interface EvidenceSummary {
   inPromptRate: number;
   /** EM percent over the tasks with the definition in the prompt, and over the others (NaN when none). */
   emInPrompt: number;
+  emNotInPrompt: number;
   /**
    * The selection's skill at finding the definition: the AUC of P(KEEP), covering candidates
    * against the others of the same task, pooled over tasks (0.5 = none, 1 = always ranked
@@ -66,7 +67,6 @@ export interface EvidenceSummary {
   keepAuc: number;
   keepAucTasks: number;
   keepAucPairs: number;
-  emNotInPrompt: number;
 }
 
 /** --typing mode aggregates (per keystroke request unless said otherwise). */
