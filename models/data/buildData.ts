@@ -44,6 +44,7 @@ interface Options {
   replayFormats: string;
   seed: string;
   echoLines: number;
+  evidenceOnly: boolean;
 }
 
 async function main(): Promise<void> {
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
     .option('--replay <ratio>', 'replayed tokens per built train token (with --replay-from)', (v) => Number(v), 1)
     .option('--replay-formats <list>', 'formats replayed: lm only by default, since another index\'s fim/rag prompts may be in an older format (no cursor echo, other targets)', 'lm')
     .option('--seed <text>', 'target sampling seed (a different seed draws different targets)', '')
+    .option('--evidence-only', 'keep only targets with an identifier that a packed chunk holds and the in-file context does not (what a model can write only by copying from the evidence), as rag sequences: a copying fine-tune\'s set')
     .option('--echo-lines <n>', 'prefix lines repeated after <MID> (prompt/sequences.ts cursor echo; export the model with the same --echo-lines)', nonNegativeInt, 2)
     .parse()
     .opts<Options>();
@@ -84,7 +86,8 @@ async function main(): Promise<void> {
       if (only && !only.has(pkg.name)) continue;
       const writer = isValidationPackage(pkg.name) ? writers.val : writers.train;
       const stats = await buildPackage(corpus, pkg, writer, tokenizer, prompt, options, mix, formats);
-      log(`${pkg.name.padEnd(28)} lm ${String(stats.lm).padStart(5)}  fim ${String(stats.fim).padStart(4)}  rag ${String(stats.rag).padStart(4)}  (${stats.cut} cut to maxTokens, ${stats.skipped} skipped)`);
+      const noEvidence = options.evidenceOnly ? `, ${stats.noEvidence} without evidence-only identifiers` : '';
+      log(`${pkg.name.padEnd(28)} lm ${String(stats.lm).padStart(5)}  fim ${String(stats.fim).padStart(4)}  rag ${String(stats.rag).padStart(4)}  (${stats.cut} cut to maxTokens, ${stats.skipped} skipped${noEvidence})`);
     }
     const summaries = [await writers.train.close(), await writers.val.close()];
     const replayFormats = parseSequenceFormats(options.replayFormats, '--replay-formats');
@@ -95,6 +98,7 @@ async function main(): Promise<void> {
       tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256: vocab.tokenizerSha256, vocabGguf: 'vocab.gguf', contextSize: options.context, echoLines: options.echoLines,
       special: vocab.special, settings: { budgets: settings.budgets, maxTokens: settings.maxTokens, topK: settings.topK, windowLines: settings.windowLines, windowStride: settings.windowStride },
       targetsPerPackage: options.targetsPerPackage, mix, validationPackages: VALIDATION_PACKAGES, formats: [...formats], seed: options.seed,
+      evidenceOnly: options.evidenceOnly === true,
       replay: replay ? { from: options.replayFrom, ratio: options.replay, formats: [...replayFormats], sequences: replay.rows.length } : undefined,
     }, replay);
     for (const summary of summaries) {
@@ -109,10 +113,10 @@ async function main(): Promise<void> {
 async function buildPackage(
   corpus: Corpus, pkg: CorpusPackage, writer: ShardWriter, tokenizer: LineTokenizer, prompt: PromptSettings,
   options: Options, mix: Record<TargetKind, number>, formats: ReadonlySet<SequenceFormat>,
-): Promise<{ lm: number; fim: number; rag: number; cut: number; skipped: number }> {
+): Promise<PackageStats> {
   const root = path.join(corpus.dir, pkg.name);
   const texts = await Promise.all(pkg.files.map(async (row) => ({ path: row.path, text: await corpus.readText(row) })));
-  const stats = { lm: 0, fim: 0, rag: 0, cut: 0, skipped: 0 };
+  const stats: PackageStats = { lm: 0, fim: 0, rag: 0, cut: 0, skipped: 0, noEvidence: 0 };
   const windows = formats.has('lm') ? lmWindows(texts, tokenizer, prompt.special.endOfText!, prompt.contextSize) : [];
   for (const window of windows) {
     await writer.add(window, { package: pkg.name, path: window.path, kind: '' });
@@ -131,9 +135,11 @@ async function buildPackage(
         const file = repo.index.file(target.relPath)!;
         const built = await targetSequences(repo, prompt, file.absPath, file.text, target);
         if (!built) { stats.skipped++; continue; }
+        if (options.evidenceOnly && (built.evidenceOnly.length === 0 || !built.rag)) { stats.noEvidence++; continue; }
         made++;
         if (built.cut) stats.cut++;
-        if (formats.has('fim')) {
+        // A target only the evidence can complete teaches guessing without it: no fim sequence.
+        if (formats.has('fim') && !options.evidenceOnly) {
           await writer.add(built.fim, { package: pkg.name, path: target.relPath, kind });
           stats.fim++;
         }
@@ -147,6 +153,16 @@ async function buildPackage(
     repo.dispose();
   }
   return stats;
+}
+
+interface PackageStats {
+  lm: number;
+  fim: number;
+  rag: number;
+  cut: number;
+  skipped: number;
+  /** Targets left out by --evidence-only. */
+  noEvidence: number;
 }
 
 /** Train sequences of another index, borrowed for replay (replay.ts). */

@@ -17,7 +17,7 @@ import { loadLlamaVocab, type LlamaVocab } from '../tokenizer/llamaVocab.js';
 import { readArtifact, specialIds, tokenId, type TokenizerArtifact } from '../tokenizer/tokenizerArtifact.js';
 import { openRepository } from './repositoryTools.js';
 import { findTargets, type Target } from './targets.js';
-import { lmWindows, parseSequenceFormats, targetSequences, type PromptSettings } from './trainingSequences.js';
+import { evidenceOnlyIdentifiers, lmWindows, parseSequenceFormats, targetSequences, type PromptSettings } from './trainingSequences.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..', 'test', 'fixtures', 'retrieval-ws');
@@ -171,6 +171,46 @@ describe('targetSequences', () => {
       expect(vocab.detokenize(supervisedIds, true)).toBe(firstTwo);
       expect(built.fim.ids.at(-1)).not.toBe(special.endOfText);
       expect(built.fim.mask.at(-1)).toBe(1);
+    } finally {
+      repo.dispose();
+    }
+  });
+});
+
+describe('evidenceOnlyIdentifiers', () => {
+  const text = (value: string) => ({ text: value, ids: [] });
+  const chunk = (value: string) => ({ candidateIndex: 0, text: value, ids: [], reduced: false });
+
+  test('keeps the identifiers of Y that a chunk body holds and the prefix and suffix do not', () => {
+    const plan = {
+      prefix: text('from util import helpers\nvalue = '),
+      suffix: text('\nprint(value)\n'),
+      packed: [chunk('# util/helpers.py:3\ndef normalize_timestamp(ts):\n    return ts\n'), chunk('# other.py:1\nclass Unused:\n    pass\n')],
+    };
+    expect(evidenceOnlyIdentifiers(plan, 'helpers.normalize_timestamp(value)')).toEqual(['normalize_timestamp']);
+    // Nothing the chunks hold: a guess, not a copy.
+    expect(evidenceOnlyIdentifiers(plan, 'compute(value)')).toEqual([]);
+    // A chunk header's path is not evidence.
+    expect(evidenceOnlyIdentifiers({ ...plan, packed: [chunk('# util/stamps.py:1\nx = 1\n')] }, 'stamps.now()')).toEqual([]);
+  });
+
+  test.each([
+    ['line', 'inventory.restock(sku, 1)'],
+    ['line', 'cart.add_item(sku, price, quantity)'],
+    ['api', 'Cart('],
+  ] as const)('%s target %s on the fixture repository: nothing only the evidence holds', async (kind, startsWith) => {
+    const tokenizer = new LineTokenizer({ tokenize: vocab.tokenize });
+    const repo = await openRepository(ROOT, DEFAULT_SETTINGS, tokenizer);
+    try {
+      const file = repo.index.file('app/checkout.py')!;
+      const target = findTargets(file, repo.index, repo.parser)[kind].find((t) => t.text.startsWith(startsWith))!;
+      const prompt: PromptSettings = { contextSize: 1024, settings: DEFAULT_SETTINGS, special, echoLines: 2 };
+      const built = (await targetSequences(repo, prompt, file.absPath, file.text, target))!;
+      // `Cart` is imported in the prefix. `restock` and `add_item` are defined only in shop/, but
+      // retrieval brings their classes' headers (the import outline lists classes, not methods),
+      // so a model could not copy them from these prompts: the set leaves such targets out.
+      expect(built.rag).toBeDefined();
+      expect(built.evidenceOnly).toEqual([]);
     } finally {
       repo.dispose();
     }

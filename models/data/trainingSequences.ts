@@ -24,6 +24,7 @@ import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { toTokenIds, type Segment } from '../../server/src/prompt/segments.js';
 import { generationSegments, noRetrievalSegments, planPrompt, withTarget, type PromptPlan } from '../../server/src/prompt/sequences.js';
 import type { Retriever } from '../../server/src/retrieval/retriever.js';
+import { identifierTokens } from '../../server/src/retrieval/tokens.js';
 import type { Candidate } from '../../server/src/retrieval/types.js';
 import type { Target, TargetKind } from './targets.js';
 
@@ -68,7 +69,7 @@ export interface RepositoryTools {
  */
 export async function targetSequences(
   tools: RepositoryTools, prompt: PromptSettings, absPath: string, fileText: string, target: Target,
-): Promise<{ fim: TrainingSequence; rag?: TrainingSequence; candidates: number; cut: boolean } | undefined> {
+): Promise<{ fim: TrainingSequence; rag?: TrainingSequence; candidates: number; cut: boolean; evidenceOnly: string[] } | undefined> {
   const prepared = await prepareTarget(tools, prompt, absPath, fileText, target, { cutLongTargets: true });
   if (!prepared) return undefined;
   const { plan, y, complete } = prepared;
@@ -76,7 +77,19 @@ export async function targetSequences(
   const fim = supervised('fim', withTarget(noRetrievalSegments(plan), y, complete), y.ids.length, ends, prompt.special);
   const rag = plan.packed.length === 0 ? undefined
     : supervised('rag', withTarget(generationSegments(plan, plan.packed.map((_, i) => i)), y, complete), y.ids.length, ends, prompt.special);
-  return { fim, rag, candidates: plan.packed.length, cut: !complete };
+  return { fim, rag, candidates: plan.packed.length, cut: !complete, evidenceOnly: evidenceOnlyIdentifiers(plan, y.text) };
+}
+
+/**
+ * The identifiers of Y that only the cross-file evidence holds: in a packed chunk's body, nowhere
+ * in the fitted prefix or suffix. A model can write these only by copying them from a chunk,
+ * which is what `full` must do better than `none` (issue 4). Chunk headers (`# relPath:line`)
+ * are left out: a path's words are not evidence of an identifier.
+ */
+export function evidenceOnlyIdentifiers(plan: Pick<PromptPlan, 'prefix' | 'suffix' | 'packed'>, y: string): string[] {
+  const inFile = new Set([...identifierTokens(plan.prefix.text), ...identifierTokens(plan.suffix.text)]);
+  const inChunks = new Set(plan.packed.flatMap((chunk) => identifierTokens(chunk.text.slice(chunk.text.indexOf('\n') + 1))));
+  return [...new Set(identifierTokens(y))].filter((id) => inChunks.has(id) && !inFile.has(id));
 }
 
 /** Whether a Y of these ids is one inference could produce: not empty, at most maxTokens. */
