@@ -13,7 +13,8 @@
  * or an ablation's, and `--min-es` relabels the paper's at another τ_es. Records of validation
  * packages go to split "val". `--replay R` lists
  * R × (distillation train tokens) of train sequences of `--base-data` (the formats of
- * `--replay-formats`) in the same index (borrowed, not copied). The prompts carry the cursor
+ * `--replay-formats`) in the same index (borrowed, not copied); `--base-data A,B --replay RA,RB`
+ * replays from several sets, e.g. the fine-tuning set and an evidence-only set. The prompts carry the cursor
  * echo of `--echo-lines`, which must be the labeled generator's (its GGUF's
  * reposhapley.echo_lines): the labeler built its prompts with it. The trainer reads the
  * result like any shard index:
@@ -32,9 +33,9 @@ import { readLabelFolder, type LabelRecord } from '../labeling/labelRecord.js';
 import type { LabelThresholds } from '../labeling/labels.js';
 import { distillLabel, distillSequences, LABEL_SOURCES, type LabelSource } from './distillSequences.js';
 import { seededRandom } from './random.js';
-import { selectReplay, type ShardIndex } from './replay.js';
+import { concatBorrowed, replaySources, selectReplay, type ShardIndex } from './replay.js';
 import { openRepository } from './repositoryTools.js';
-import { ShardWriter, writeIndex } from './shards.js';
+import { ShardWriter, writeIndex, type SequenceRow } from './shards.js';
 import type { Target } from './targets.js';
 import { parseSequenceFormats, prepareTarget, type PreparedTarget, type PromptSettings, type RepositoryTools } from './trainingSequences.js';
 import { openVocabTokenizer } from './vocabTokenizer.js';
@@ -47,7 +48,7 @@ interface Options {
   corpus: string;
   tokenizer: string;
   baseData: string;
-  replay: number;
+  replay: string;
   replayFormats: string;
   echoLines: number;
   minEs?: number;
@@ -73,8 +74,10 @@ async function main(): Promise<void> {
   const options = parseOptions();
   const out = options.out ?? path.join(defaultCacheDir(), `distill-${options.source}`);
   await mkdir(out, { recursive: true });
-  const base = JSON.parse(await readFile(options.baseData, 'utf8')) as ShardIndex & { contextSize: number };
-  const contextSize = options.context ?? base.contextSize;
+  const sources = replaySources(options.baseData, options.replay);
+  const bases = await Promise.all(sources.map(async (source) =>
+    JSON.parse(await readFile(source.baseData, 'utf8')) as ShardIndex & { contextSize: number }));
+  const contextSize = options.context ?? bases[0]!.contextSize;
   const replayFormats = parseSequenceFormats(options.replayFormats, '--replay-formats');
   const vocab = await openVocabTokenizer(options.tokenizer, path.join(out, 'vocab.gguf'));
   // The prompts are rebuilt as the labeler built them, with the generator's cursor echo (not
@@ -98,14 +101,20 @@ async function main(): Promise<void> {
       log(`${repository.padEnd(28)} ${records.length} records; so far ${counts.used} used, ${counts.stale} stale`);
     }
     const summaries = [await writers.train.close(), await writers.val.close()];
-    const replayTokens = Math.round(options.replay * summaries[0]!.tokens);
-    const replay = selectReplay(base, path.dirname(options.baseData), out, replayTokens, seededRandom(`replay:${options.source}`), replayFormats);
+    // The first source keeps the seed a single --base-data always had, so older recipes rebuild the same replay.
+    const parts = sources.map((source, i) => selectReplay(
+      bases[i]!, path.dirname(source.baseData), out, Math.round(source.ratio * summaries[0]!.tokens),
+      seededRandom(i === 0 ? `replay:${options.source}` : `replay:${options.source}:${i}`), replayFormats,
+    ));
+    const replay = concatBorrowed(parts);
+    const tokensOf = (rows: readonly SequenceRow[]) => rows.reduce((a, r) => a + r[2], 0);
     await writeIndex(out, [writers.train, writers.val], summaries, {
       tokenizer: path.relative(REPO_ROOT, options.tokenizer), tokenizerSha256: vocab.tokenizerSha256, vocabGguf: 'vocab.gguf',
       contextSize, echoLines: options.echoLines, special: vocab.special, labelSource: options.source, labels: options.labels, thresholds, counts,
       replay: {
-        ratio: options.replay, baseData: options.baseData, formats: [...replayFormats],
-        sequences: replay.rows.length, tokens: replay.rows.reduce((a, r) => a + r[2], 0),
+        ratio: sources.map((s) => s.ratio), baseData: sources.map((s) => s.baseData), formats: [...replayFormats],
+        sequences: replay.rows.length, tokens: tokensOf(replay.rows),
+        bySource: sources.map((s, i) => ({ ...s, sequences: parts[i]!.rows.length, tokens: tokensOf(parts[i]!.rows) })),
       },
     }, replay);
     for (const summary of summaries) log(`${summary.split}: ${summary.sequences} sequences, ${summary.tokens} tokens ${JSON.stringify(summary.tokensByFormat)}`);
@@ -183,8 +192,8 @@ function parseOptions(): Options {
     .option('--manifest <file>', 'corpus manifest', DEFAULT_MANIFEST)
     .option('--corpus <dir>', 'corpus folder', defaultCorpusDir())
     .option('--tokenizer <file>', 'tokenizer artifact', path.join(REPO_ROOT, 'models', 'default', 'tokenizer.json'))
-    .option('--base-data <index>', 'pretraining shard index to replay from', path.join(defaultCacheDir(), 'data', 'index.json'))
-    .option('--replay <ratio>', 'pretraining tokens replayed per distillation token', (v) => Number(v), 1)
+    .option('--base-data <indexes>', 'shard index(es) to replay from, comma-separated', path.join(defaultCacheDir(), 'data', 'index.json'))
+    .option('--replay <ratios>', 'replayed tokens per distillation token: one ratio for every --base-data index, or one each (comma-separated)', '1')
     .option('--replay-formats <list>', 'formats replayed from --base-data (lm,fim,rag; fim and rag only from a set with the generator\'s cursor echo)', 'lm')
     .option('--echo-lines <n>', 'cursor echo of the labeled generator (its GGUF\'s reposhapley.echo_lines)', nonNegativeInt, 2)
     .option('--min-es <n>', `τ_es for the shapley source: relabel every record from its decoded pool (ε ${DEFAULT_CHUNKSHAPLEY_OPTIONS.thresholds.epsilon}; default: the labels as the labeler kept them, τ_es ${DEFAULT_CHUNKSHAPLEY_OPTIONS.thresholds.minEs})`, (v) => Number(v))
@@ -193,7 +202,6 @@ function parseOptions(): Options {
     .parse()
     .opts<Options>();
   if (!LABEL_SOURCES.includes(options.source)) throw new Error(`--source must be one of ${LABEL_SOURCES.join(', ')}`);
-  if (!(options.replay >= 0)) throw new Error('--replay must be a number >= 0');
   if (options.minEs !== undefined && !(options.minEs >= 0 && options.minEs <= 100)) throw new Error('--min-es must be an ES between 0 and 100');
   if (options.minEs !== undefined && options.source !== 'shapley') throw new Error('--min-es applies to --source shapley only (the ablations discard nothing)');
   return options;

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { seededRandom } from './random.js';
-import { selectReplay, type ShardIndex } from './replay.js';
+import { concatBorrowed, replaySources, selectReplay, type ShardIndex } from './replay.js';
 
 const BASE: ShardIndex = {
   shards: [
@@ -38,4 +38,22 @@ test('no replay asked, none given', () => {
 test('a format filter borrows only sequences of those formats', () => {
   const borrowed = selectReplay(BASE, '/d', '/e', 10_000, seededRandom('t'), new Set(['lm']));
   expect(borrowed.rows.map((row) => row[3])).toEqual(['lm', 'lm']);
+});
+
+test('concatenated selections renumber their shards and keep every row pointing at its sequence', () => {
+  const first = selectReplay(BASE, '/cache/a', '/cache/out', 150, seededRandom('x'));
+  const second = selectReplay(BASE, '/cache/b', '/cache/out', 10_000, seededRandom('y'), new Set(['lm']));
+  const both = concatBorrowed([first, second]);
+  expect(both.shards).toHaveLength(first.shards.length + second.shards.length);
+  expect(both.rows).toHaveLength(first.rows.length + second.rows.length);
+  for (const row of both.rows) expect(both.shards[row[0]]!.sequences).toContainEqual([row[1], row[2]]);
+  expect(both.shards.slice(first.shards.length).every((s) => s.tokens.startsWith('../b/'))).toBe(true);
+});
+
+test('replay sources pair each index with its ratio, or one ratio with all', () => {
+  expect(replaySources('a.json', '0.5')).toEqual([{ baseData: 'a.json', ratio: 0.5 }]);
+  expect(replaySources('a.json,b.json', '0.5')).toEqual([{ baseData: 'a.json', ratio: 0.5 }, { baseData: 'b.json', ratio: 0.5 }]);
+  expect(replaySources('a.json, b.json', '1,0.25')).toEqual([{ baseData: 'a.json', ratio: 1 }, { baseData: 'b.json', ratio: 0.25 }]);
+  expect(() => replaySources('a.json,b.json', '1,2,3')).toThrow(/3 ratios for 2/);
+  expect(() => replaySources('a.json', '-1')).toThrow(/>= 0/);
 });

@@ -55,3 +55,29 @@ export function selectReplay(
 function relativeTo(outDir: string, baseDir: string, file: string): string {
   return path.relative(outDir, path.resolve(baseDir, file));
 }
+
+/** Several borrowed selections as one, shard numbers renumbered in order. */
+export function concatBorrowed(parts: readonly BorrowedShards[]): BorrowedShards {
+  const combined: BorrowedShards = { shards: [], rows: [] };
+  for (const part of parts) {
+    const offset = combined.shards.length;
+    combined.shards.push(...part.shards);
+    for (const row of part.rows) combined.rows.push([row[0] + offset, ...row.slice(1)] as SequenceRow);
+  }
+  return combined;
+}
+
+/**
+ * `--base-data A,B` with `--replay R` (the same ratio for each) or `--replay RA,RB`: the replay
+ * sources as (index path, ratio) pairs.
+ */
+export function replaySources(baseData: string, replay: string): Array<{ baseData: string; ratio: number }> {
+  const paths = baseData.split(',').map((p) => p.trim()).filter(Boolean);
+  const ratios = replay.split(',').map((r) => Number(r.trim()));
+  if (paths.length === 0) throw new Error('--base-data needs at least one index');
+  if (ratios.length !== 1 && ratios.length !== paths.length) {
+    throw new Error(`--replay has ${ratios.length} ratios for ${paths.length} --base-data indexes: give one, or one per index`);
+  }
+  if (ratios.some((r) => !(r >= 0))) throw new Error(`--replay ratios must be numbers >= 0, got ${replay}`);
+  return paths.map((p, i) => ({ baseData: p, ratio: ratios.length === 1 ? ratios[0]! : ratios[i]! }));
+}

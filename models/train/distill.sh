@@ -4,12 +4,13 @@
 # tokens marked trained -> t_c tuned on the validation packages -> the final GGUF.
 #
 #   models/train/distill.sh --labels DIR --base WEIGHTS.pt --out OUT.gguf \
-#     [--run NAME] [--source shapley|delta|unverified] [--min-es TAU] [--epochs 2 | --steps N] [--replay 1] \
-#     [--base-data INDEX] [--replay-formats lm,fim,rag] [--lr 1.2e-4] [--copy-drills 0.25] [--tc-limit 600]
+#     [--run NAME] [--source shapley|delta|unverified] [--min-es TAU] [--epochs 2 | --steps N] [--replay 1[,R2]] \
+#     [--base-data INDEX[,INDEX2]] [--replay-formats lm,fim,rag] [--lr 1.2e-4] [--copy-drills 0.25] [--tc-limit 600]
 #
 # WEIGHTS.pt must be the weights of the GGUF that labeled DIR (labels belong to their
 # generator). --base-data is the set replayed against forgetting: the base model's own
-# fine-tuning set (its prompts have the same cursor echo). THREADS (default 2) is used by the
+# fine-tuning set (its prompts have the same cursor echo); a comma-separated list replays from
+# several sets, with --replay one ratio for all or one each (--replay 0.5,0.5). THREADS (default 2) is used by the
 # trainer and the t_c bench. Copy drills (train.py --copy-drills) stay in the mix as in the base
 # model's last fine-tune: without them the induction probe went from 2.2 to 9.7 nats (worse than
 # chance) in 25 steps of the first distillation, i.e. the model stopped copying from its context.
