@@ -1,0 +1,125 @@
+/**
+ * Model error or search error? Per bench task and context (no retrieval, and every packed
+ * candidate as `full` sends them), the greedy completion G and the teacher-forced
+ * log-likelihoods ℓ(Y) and ℓ(G) of the true completion and of G, each with the line's
+ * newline for single-line tasks. ℓ(Y) > ℓ(G) is a search error: the model prefers Y to what
+ * greedy decoding wrote, so a better search could find it. ℓ(Y) ≤ ℓ(G) is a model error: no
+ * decoder gets Y from this model. The mean of ℓ(Y | full) − ℓ(Y | none) says how much the
+ * evidence moves the model toward Y at all. Evaluation only: nothing here is written where
+ * training reads.
+ *
+ *   npm run build && node dist/bench/src/searchErrors.js [--model M.gguf] [--tasks api] [--limit 300] [--seed 1]
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { Command } from 'commander';
+import { DEFAULT_SETTINGS } from '../../shared/settings.js';
+import { findBundledModel } from '../../server/src/completion/modelManager.js';
+import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
+import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
+import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { toTokenIds } from '../../server/src/prompt/segments.js';
+import { generationSegments, noRetrievalSegments, type PromptPlan } from '../../server/src/prompt/sequences.js';
+import { createStreamLogger } from '../../server/src/util/logger.js';
+import { openRepository } from '../../models/data/repositoryTools.js';
+import { prepareTarget, type PromptSettings } from '../../models/data/trainingSequences.js';
+import { positiveInt } from './cliNumbers.js';
+import { parsePackageList } from './debianPackages.js';
+import { exactMatch } from './metrics/textMetrics.js';
+import { createQuietProgress } from './progress.js';
+import { DEFAULT_PACKAGE_LIST, REPORTS_DIR } from './repoPaths.js';
+import { fetchRepositories } from './runBench.js';
+import { buildTasks } from './tasks/buildTasks.js';
+import { CONTEXTS, searchErrorTable, type ContextName, type Probe, type Row } from './searchErrorTable.js';
+import { TASK_TYPES, type BenchTask, type TaskType } from './tasks/types.js';
+
+interface Options {
+  model?: string;
+  tasks: string;
+  limit: number;
+  seed: number;
+  threads: number;
+  out?: string;
+}
+
+async function main(): Promise<void> {
+  const options = new Command('searchErrors')
+    .description('greedy completion vs true completion likelihood, with and without retrieval, on bench tasks')
+    .option('--model <gguf>', 'model (default: the bundled model)')
+    .option('--tasks <list>', 'task types', 'api')
+    .option('--limit <n>', 'tasks in total', positiveInt, 300)
+    .option('--seed <n>', 'task sampling seed (as the bench)', (v) => Number(v), 1)
+    .option('--threads <n>', 'model threads', positiveInt, 1)
+    .option('--out <dir>', 'report folder (default: bench/reports/search-errors-<time>)')
+    .parse()
+    .opts<Options>();
+  const types = options.tasks.split(',') as TaskType[];
+  if (types.some((t) => !TASK_TYPES.includes(t))) throw new Error(`--tasks must be among ${TASK_TYPES.join(',')}`);
+  const modelPath = options.model ?? findBundledModel();
+  if (!modelPath) throw new Error('no model: pass --model PATH');
+  const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('searchErrors', 'warn'));
+  if (loaded.kind !== 'ok') throw new Error(loaded.message);
+  const model = loaded.model;
+  const session = await model.createSession();
+  const prompt: PromptSettings = { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special, echoLines: model.info.echoLines };
+  const repositories = await fetchRepositories({ packages: parsePackageList(readFileSync(DEFAULT_PACKAGE_LIST, 'utf8')) }, createQuietProgress());
+  const { tasks } = await buildTasks(repositories, { types, limit: options.limit, seed: options.seed, perFileCap: 3 });
+  const rows: Row[] = [];
+  const bar = new SingleBar({ format: 'search errors [{bar}] {value}/{total} | ETA {eta_formatted}', stream: process.stderr });
+  bar.start(tasks.length, 0);
+  try {
+    for (const repository of repositories) {
+      const repo = await openRepository(repository.root, DEFAULT_SETTINGS, new LineTokenizer(model));
+      try {
+        for (const task of tasks.filter((t) => t.repository === repository.name)) {
+          const plan = await planOf(task, repo, prompt);
+          if (plan) rows.push(await probeTask(task, plan, model, session, prompt));
+          bar.increment();
+        }
+      } finally {
+        repo.dispose();
+      }
+    }
+  } finally {
+    bar.stop();
+    await model.dispose();
+  }
+  const outDir = options.out ?? path.join(REPORTS_DIR, `search-errors-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  await mkdir(outDir, { recursive: true });
+  await writeFile(path.join(outDir, 'search-errors.json'), JSON.stringify({ model: modelPath, options, rows }, null, 1));
+  const markdown = `Search errors: ${rows.length} tasks, model \`${modelPath}\`.\n\n${searchErrorTable(rows)}`;
+  await writeFile(path.join(outDir, 'search-errors.md'), markdown);
+  process.stdout.write(markdown);
+}
+
+async function planOf(task: BenchTask, repo: Awaited<ReturnType<typeof openRepository>>, prompt: PromptSettings): Promise<PromptPlan | undefined> {
+  const fileText = task.prefix + task.target + task.suffix;
+  const prepared = await prepareTarget(repo, prompt, task.absPath, fileText, {
+    kind: task.type, relPath: task.relPath, line: task.cursor.line, character: task.cursor.character,
+    start: task.prefix.length, end: task.prefix.length + task.target.length, text: task.target,
+  });
+  return prepared?.plan;
+}
+
+async function probeTask(task: BenchTask, plan: PromptPlan, model: CompletionModel, session: ModelSession, prompt: PromptSettings): Promise<Row> {
+  const singleLine = task.mode === 'line';
+  // A single-line completion ends where the model writes the newline; score that choice too.
+  const ending = singleLine ? '\n' : '';
+  const probes = {} as Record<ContextName, Probe>;
+  for (const context of CONTEXTS) {
+    const segments = context === 'none' ? noRetrievalSegments(plan) : generationSegments(plan, [...plan.packed.keys()]);
+    const ids = toTokenIds(segments, prompt.special);
+    const greedy = await session.generate(ids, { maxTokens: DEFAULT_SETTINGS.maxTokens, singleLine });
+    probes[context] = {
+      completion: greedy.text,
+      em: exactMatch(greedy.text, task.target),
+      likelihoodTarget: await session.logLikelihood(ids, model.tokenize(task.target + ending)),
+      likelihoodGreedy: await session.logLikelihood(ids, model.tokenize(greedy.text + ending)),
+    };
+  }
+  return { taskId: task.id, type: task.type, target: task.target, probes };
+}
+
+await main();
