@@ -17,6 +17,7 @@ import { planPrompt, type PromptPlan } from '../prompt/sequences.js';
 import type { Retriever } from '../retrieval/retriever.js';
 import type { Candidate } from '../retrieval/types.js';
 import type { Logger } from '../util/logger.js';
+import { balanceWithSuffix } from './brackets.js';
 import { isBlockPosition, splitAtCursor, trimSuffixOverlap, type CursorSplit } from './cursor.js';
 
 /** Multi-line completions stop after this many lines even if the model goes on. */
@@ -103,7 +104,7 @@ function buildContext(
 }
 
 function postProcess(raw: string, split: CursorSplit, multiLine: boolean): string {
-  let text = multiLine ? raw.split('\n').slice(0, MAX_BLOCK_LINES).join('\n') : raw.split('\n', 1)[0]!;
+  let text = multiLine ? raw.split('\n').slice(0, MAX_BLOCK_LINES).join('\n') : balanceWithSuffix(raw.split('\n', 1)[0]!, split.prefix, split.suffix);
   text = trimSuffixOverlap(text, split.suffix);
   return split.usesCrlf ? text.replace(/\n/g, '\r\n') : text;
 }
