@@ -15,20 +15,14 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
-import { findBundledModel } from '../../server/src/completion/modelManager.js';
 import type { ModelSession } from '../../server/src/model/completionModel.js';
-import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
-import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
-import { createStreamLogger } from '../../server/src/util/logger.js';
-import { openRepository } from '../../models/data/repositoryTools.js';
-import type { Target } from '../../models/data/targets.js';
 import { prepareTarget, type PromptSettings, type RepositoryTools } from '../../models/data/trainingSequences.js';
 import { DEFAULT_CHUNKSHAPLEY_OPTIONS, runChunkShapley, verifyCoalition } from '../../models/labeling/chunkShapley.js';
 import { bestCoalition } from '../../models/labeling/labels.js';
 import { maskOf, popcount } from '../../models/labeling/shapley.js';
+import { loadProbeModel, taskTarget, visitTasks } from './modelProbes.js';
 import { parsePackageList } from './debianPackages.js';
 import { createQuietProgress } from './progress.js';
 import { DEFAULT_PACKAGE_LIST, REPORTS_DIR } from './repoPaths.js';
@@ -61,42 +55,20 @@ async function main(): Promise<void> {
   const types = options.tasks.split(',') as TaskType[];
   if (types.some((t) => !TASK_TYPES.includes(t))) throw new Error(`--tasks must be among ${TASK_TYPES.join(',')}`);
   const packages = options.packages?.split(',') ?? parsePackageList(readFileSync(DEFAULT_PACKAGE_LIST, 'utf8'));
-  const modelPath = options.model ?? findBundledModel();
-  if (!modelPath) throw new Error('no model: pass --model PATH');
-  const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('oracle', 'warn'));
-  if (loaded.kind !== 'ok') throw new Error(loaded.message);
-  const model = loaded.model;
-  const session = await model.createSession();
-  const tokenizer = new LineTokenizer(model);
-  const prompt: PromptSettings = { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special, echoLines: model.info.echoLines };
+  const probe = await loadProbeModel(options.model, options.threads, 'oracle');
   const repositories = await fetchRepositories({ packages }, createQuietProgress());
   const { tasks } = await buildTasks(repositories, { types, limit: options.limit, seed: options.seed, perFileCap: 3 });
   const rows: OracleRow[] = [];
-  const bar = new SingleBar({ format: 'oracle [{bar}] {value}/{total} | ETA {eta_formatted}', stream: process.stderr });
-  bar.start(tasks.length, 0);
   const started = Date.now();
-  try {
-    for (const repository of repositories) {
-      const repo = await openRepository(repository.root, DEFAULT_SETTINGS, tokenizer);
-      try {
-        for (const task of tasks.filter((t) => t.repository === repository.name)) {
-          const row = await oracleRow(task, repo, prompt, session);
-          if (row) rows.push(row);
-          bar.increment();
-        }
-      } finally {
-        repo.dispose();
-      }
-    }
-  } finally {
-    bar.stop();
-    await model.dispose();
-  }
+  await visitTasks(probe, repositories, tasks, 'oracle', async (task, repo) => {
+    const row = await oracleRow(task, repo, probe.prompt, probe.session);
+    if (row) rows.push(row);
+  });
   const outDir = options.out ?? path.join(REPORTS_DIR, `oracle-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   await mkdir(outDir, { recursive: true });
-  await writeFile(path.join(outDir, 'oracle.json'), JSON.stringify({ model: modelPath, options, rows }, null, 1));
+  await writeFile(path.join(outDir, 'oracle.json'), JSON.stringify({ model: probe.path, options, rows }, null, 1));
   const markdown = [
-    `Oracle table: ${rows.length} tasks (of ${tasks.length} drawn), model \`${modelPath}\`, ${((Date.now() - started) / 60_000).toFixed(1)} min.`,
+    `Oracle table: ${rows.length} tasks (of ${tasks.length} drawn), model \`${probe.path}\`, ${((Date.now() - started) / 60_000).toFixed(1)} min.`,
     '', oracleTable(rows, types), '',
   ].join('\n');
   await writeFile(path.join(outDir, 'oracle.md'), markdown);
@@ -105,11 +77,7 @@ async function main(): Promise<void> {
 
 /** The five coalitions' scores on one task; undefined when the target is too long to generate. */
 async function oracleRow(task: BenchTask, repo: RepositoryTools, prompt: PromptSettings, session: ModelSession): Promise<OracleRow | undefined> {
-  const fileText = task.prefix + task.target + task.suffix;
-  const target: Target = {
-    kind: task.type, relPath: task.relPath, line: task.cursor.line, character: task.cursor.character,
-    start: task.prefix.length, end: task.prefix.length + task.target.length, text: task.target,
-  };
+  const { fileText, target } = taskTarget(task);
   const prepared = await prepareTarget(repo, prompt, task.absPath, fileText, target);
   if (!prepared) return undefined;
   const input = { plan: prepared.plan, target: prepared.y, special: prompt.special };

@@ -13,20 +13,14 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
-import { DEFAULT_SETTINGS } from '../../shared/settings.js';
-import { findBundledModel } from '../../server/src/completion/modelManager.js';
-import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
-import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
-import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { toTokenIds } from '../../server/src/prompt/segments.js';
 import { generationSegments, noRetrievalSegments, type PromptPlan } from '../../server/src/prompt/sequences.js';
-import { createStreamLogger } from '../../server/src/util/logger.js';
-import { openRepository } from '../../models/data/repositoryTools.js';
-import { prepareTarget, type PromptSettings } from '../../models/data/trainingSequences.js';
+import { prepareTarget } from '../../models/data/trainingSequences.js';
+import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { positiveInt } from './cliNumbers.js';
 import { parsePackageList } from './debianPackages.js';
+import { loadProbeModel, taskTarget, visitTasks, type ProbeModel } from './modelProbes.js';
 import { exactMatch } from './metrics/textMetrics.js';
 import { createQuietProgress } from './progress.js';
 import { DEFAULT_PACKAGE_LIST, REPORTS_DIR } from './repoPaths.js';
@@ -57,53 +51,24 @@ async function main(): Promise<void> {
     .opts<Options>();
   const types = options.tasks.split(',') as TaskType[];
   if (types.some((t) => !TASK_TYPES.includes(t))) throw new Error(`--tasks must be among ${TASK_TYPES.join(',')}`);
-  const modelPath = options.model ?? findBundledModel();
-  if (!modelPath) throw new Error('no model: pass --model PATH');
-  const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('searchErrors', 'warn'));
-  if (loaded.kind !== 'ok') throw new Error(loaded.message);
-  const model = loaded.model;
-  const session = await model.createSession();
-  const prompt: PromptSettings = { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special, echoLines: model.info.echoLines };
+  const probe = await loadProbeModel(options.model, options.threads, 'searchErrors');
   const repositories = await fetchRepositories({ packages: parsePackageList(readFileSync(DEFAULT_PACKAGE_LIST, 'utf8')) }, createQuietProgress());
   const { tasks } = await buildTasks(repositories, { types, limit: options.limit, seed: options.seed, perFileCap: 3 });
   const rows: Row[] = [];
-  const bar = new SingleBar({ format: 'search errors [{bar}] {value}/{total} | ETA {eta_formatted}', stream: process.stderr });
-  bar.start(tasks.length, 0);
-  try {
-    for (const repository of repositories) {
-      const repo = await openRepository(repository.root, DEFAULT_SETTINGS, new LineTokenizer(model));
-      try {
-        for (const task of tasks.filter((t) => t.repository === repository.name)) {
-          const plan = await planOf(task, repo, prompt);
-          if (plan) rows.push(await probeTask(task, plan, model, session, prompt));
-          bar.increment();
-        }
-      } finally {
-        repo.dispose();
-      }
-    }
-  } finally {
-    bar.stop();
-    await model.dispose();
-  }
+  await visitTasks(probe, repositories, tasks, 'search errors', async (task, repo) => {
+    const { fileText, target } = taskTarget(task);
+    const prepared = await prepareTarget(repo, probe.prompt, task.absPath, fileText, target);
+    if (prepared) rows.push(await probeTask(task, prepared.plan, probe));
+  });
   const outDir = options.out ?? path.join(REPORTS_DIR, `search-errors-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   await mkdir(outDir, { recursive: true });
-  await writeFile(path.join(outDir, 'search-errors.json'), JSON.stringify({ model: modelPath, options, rows }, null, 1));
-  const markdown = `Search errors: ${rows.length} tasks, model \`${modelPath}\`.\n\n${searchErrorTable(rows)}`;
+  await writeFile(path.join(outDir, 'search-errors.json'), JSON.stringify({ model: probe.path, options, rows }, null, 1));
+  const markdown = `Search errors: ${rows.length} tasks, model \`${probe.path}\`.\n\n${searchErrorTable(rows)}`;
   await writeFile(path.join(outDir, 'search-errors.md'), markdown);
   process.stdout.write(markdown);
 }
 
-async function planOf(task: BenchTask, repo: Awaited<ReturnType<typeof openRepository>>, prompt: PromptSettings): Promise<PromptPlan | undefined> {
-  const fileText = task.prefix + task.target + task.suffix;
-  const prepared = await prepareTarget(repo, prompt, task.absPath, fileText, {
-    kind: task.type, relPath: task.relPath, line: task.cursor.line, character: task.cursor.character,
-    start: task.prefix.length, end: task.prefix.length + task.target.length, text: task.target,
-  });
-  return prepared?.plan;
-}
-
-async function probeTask(task: BenchTask, plan: PromptPlan, model: CompletionModel, session: ModelSession, prompt: PromptSettings): Promise<Row> {
+async function probeTask(task: BenchTask, plan: PromptPlan, { model, session, prompt }: ProbeModel): Promise<Row> {
   const singleLine = task.mode === 'line';
   // A single-line completion ends where the model writes the newline; score that choice too.
   const ending = singleLine ? '\n' : '';

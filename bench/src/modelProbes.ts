@@ -1,0 +1,73 @@
+/**
+ * What the bench's offline probes (oracle.ts, searchErrors.ts) share: the model as the frozen
+ * generator with one session and the server's prompt settings, and a walk over the bench tasks
+ * repository by repository, each with its index and retriever open, under a progress bar.
+ */
+import { SingleBar } from 'cli-progress';
+import { DEFAULT_SETTINGS } from '../../shared/settings.js';
+import { findBundledModel } from '../../server/src/completion/modelManager.js';
+import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
+import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
+import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { createStreamLogger } from '../../server/src/util/logger.js';
+import { openRepository } from '../../models/data/repositoryTools.js';
+import type { Target } from '../../models/data/targets.js';
+import type { PromptSettings, RepositoryTools } from '../../models/data/trainingSequences.js';
+import type { BenchTask } from './tasks/types.js';
+
+export interface ProbeModel {
+  path: string;
+  model: CompletionModel;
+  session: ModelSession;
+  tokenizer: LineTokenizer;
+  prompt: PromptSettings;
+}
+
+/** Load `modelPath` (default: the bundled model) on CPU threads, or fail with the fix. */
+export async function loadProbeModel(modelPath: string | undefined, threads: number, name: string): Promise<ProbeModel> {
+  const path = modelPath ?? findBundledModel();
+  if (!path) throw new Error('no model: pass --model PATH');
+  const loaded = await loadLlamaModel({ path, threads, gpuLayers: 'auto' }, createStreamLogger(name, 'warn'));
+  if (loaded.kind !== 'ok') throw new Error(loaded.message);
+  const model = loaded.model;
+  return {
+    path, model, session: await model.createSession(), tokenizer: new LineTokenizer(model),
+    prompt: { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special, echoLines: model.info.echoLines },
+  };
+}
+
+/** Visit every task with its repository's tools open; disposes the model at the end. */
+export async function visitTasks(
+  probe: ProbeModel, repositories: ReadonlyArray<{ name: string; root: string }>, tasks: readonly BenchTask[], label: string,
+  visit: (task: BenchTask, repo: RepositoryTools) => Promise<void>,
+): Promise<void> {
+  const bar = new SingleBar({ format: `${label} [{bar}] {value}/{total} | ETA {eta_formatted}`, stream: process.stderr });
+  bar.start(tasks.length, 0);
+  try {
+    for (const repository of repositories) {
+      const repo = await openRepository(repository.root, DEFAULT_SETTINGS, probe.tokenizer);
+      try {
+        for (const task of tasks.filter((t) => t.repository === repository.name)) {
+          await visit(task, repo);
+          bar.increment();
+        }
+      } finally {
+        repo.dispose();
+      }
+    }
+  } finally {
+    bar.stop();
+    await probe.model.dispose();
+  }
+}
+
+/** A bench task as the data builder's target in its file (prefix + target + suffix). */
+export function taskTarget(task: BenchTask): { fileText: string; target: Target } {
+  return {
+    fileText: task.prefix + task.target + task.suffix,
+    target: {
+      kind: task.type, relPath: task.relPath, line: task.cursor.line, character: task.cursor.character,
+      start: task.prefix.length, end: task.prefix.length + task.target.length, text: task.target,
+    },
+  };
+}
