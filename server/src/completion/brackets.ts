@@ -14,6 +14,8 @@
  * buffer's brackets are too far off to trust.
  */
 
+import { indentOf } from './cursor.js';
+
 /** Beyond this many unmatched brackets the buffer is mid-edit elsewhere: leave the completion. */
 const MAX_REQUIRED_DEPTH = 3;
 
@@ -35,10 +37,9 @@ export function balanceWithSuffix(completion: string, prefix: string, suffix: st
   const open = openBrackets(prefix.slice(topLevelStart(prefix)));
   if (open === undefined) return completion;
   const closing = unmatchedClosers(statementRest(prefix, suffix));
-  if (closing === undefined) return completion;
   const required = closing.count - open;
   if (Math.abs(required) > MAX_REQUIRED_DEPTH) return completion;
-  const scan = scanBrackets(completion, { kind: 'code' });
+  const scan = scanBrackets(completion);
   if (scan.end.kind !== 'code') return completion;
   const net = scan.brackets.reduce((sum, b) => sum + b.delta, 0);
   if (net >= required) return completion;
@@ -80,7 +81,7 @@ const TOP_LEVEL = ['def ', 'async def ', 'class ', '@', 'import ', 'from '];
 
 /** Openers the prefix leaves unclosed; undefined when the cursor is in a string or comment. */
 function openBrackets(prefix: string): number | undefined {
-  const scan = scanBrackets(prefix, { kind: 'code' });
+  const scan = scanBrackets(prefix);
   if (scan.end.kind !== 'code') return undefined;
   let depth = 0;
   // A stray closer (code mid-edit above) cannot close anything later: depth stays at zero.
@@ -96,19 +97,22 @@ function statementRest(prefix: string, suffix: string): string {
   const cursorLine = prefix.slice(prefix.lastIndexOf('\n') + 1);
   const indent = indentOf(cursorLine);
   // Line by line, so a cursor near the top of a long file does not split all of it.
-  let end = suffix.indexOf('\n');
-  while (end >= 0) {
-    const next = suffix.indexOf('\n', end + 1);
-    const line = suffix.slice(end + 1, next < 0 ? suffix.length : next);
-    if (line.trim() !== '' && indentOf(line) <= indent) return CLOSERS.includes(line.trimStart()[0]!) ? suffix.slice(0, next < 0 ? suffix.length : next) : suffix.slice(0, end);
-    end = next;
+  for (let newline = suffix.indexOf('\n'); newline >= 0;) {
+    const next = suffix.indexOf('\n', newline + 1);
+    const lineEnd = next < 0 ? suffix.length : next;
+    const line = suffix.slice(newline + 1, lineEnd);
+    if (line.trim() !== '' && indentOf(line) <= indent) {
+      // A closing line (`)`) ends the statement and belongs to it; any other starts the next one.
+      return suffix.slice(0, CLOSERS.includes(line.trimStart()[0]!) ? lineEnd : newline);
+    }
+    newline = next;
   }
   return suffix;
 }
 
 /** Closers of `text` with no opener before them in it, and whether the first is on its first line. */
-function unmatchedClosers(text: string): { count: number; firstOnCursorLine: boolean } | undefined {
-  const scan = scanBrackets(text, { kind: 'code' });
+function unmatchedClosers(text: string): { count: number; firstOnCursorLine: boolean } {
+  const scan = scanBrackets(text);
   const firstNewline = text.indexOf('\n');
   let depth = 0;
   let count = 0;
@@ -124,19 +128,15 @@ function unmatchedClosers(text: string): { count: number; firstOnCursorLine: boo
   return { count, firstOnCursorLine: firstOffset !== undefined && (firstNewline < 0 || firstOffset < firstNewline) };
 }
 
-function indentOf(line: string): number {
-  return line.length - line.trimStart().length;
-}
-
 /**
  * Brackets outside strings and comments. Python's string forms: '…', "…", triple quotes;
  * a backslash escapes the next character (raw strings too, as far as ending the string goes);
  * a one-quote string ends at the end of its line even if unterminated, so an odd quote does
  * not swallow the file.
  */
-function scanBrackets(text: string, start: LexState): BracketScan {
+function scanBrackets(text: string): BracketScan {
   const brackets: BracketScan['brackets'] = [];
-  let state = start;
+  let state: LexState = { kind: 'code' };
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (state.kind === 'comment') {

@@ -68,7 +68,8 @@ export function trimSuffixOverlap(completion: string, suffix: string): string {
   return trimmed;
 }
 
-function indentOf(line: string): number {
+/** Leading whitespace of a line, in characters. */
+export function indentOf(line: string): number {
   return line.length - line.trimStart().length;
 }
 
