@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -13,5 +15,9 @@ export default defineConfig({
     maxWorkers: 2,
     // Builds dist/ when sources are newer: stdio tests spawn the built server, as editors do.
     globalSetup: ['test/globalSetup.ts'],
+    // Hermetic: a model pulled into the user's cache must not change what tests see. Without a
+    // model path, tests (and the servers they spawn) get the bundled small model, as on CI.
+    // Tests of the model store pass their own cache directories.
+    env: { REPOSHAPLEY_CACHE_DIR: path.join(os.tmpdir(), 'reposhapley-tests-no-model-cache') },
   },
 });

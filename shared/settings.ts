@@ -1,8 +1,13 @@
 /**
- * Settings shared by the server, the VS Code client and the bench.
- * Sent by editors in `initializationOptions` and `workspace/didChangeConfiguration`
- * (under the `reposhapley` section). Every field is optional on the wire; the server
- * fills gaps from {@link DEFAULT_SETTINGS}.
+ * Settings shared by the server, the VS Code client and the bench, and their one schema
+ * ({@link SETTINGS_SCHEMA}): each setting's type, default, range or choices and description.
+ * The server's merge, its reader of untrusted settings and the VS Code client's reader all
+ * validate with {@link isValidSetting}; client-vscode/package.json and the README's Settings
+ * table repeat the schema, and a test holds package.json to it.
+ *
+ * Editors send settings in `initializationOptions` and `workspace/didChangeConfiguration`
+ * (under the `reposhapley` section). Every field is optional on the wire; the server fills gaps
+ * from {@link DEFAULT_SETTINGS}, and an invalid value is ignored (the previous value is kept).
  */
 
 /** Context-control policy (RepoShapley §4.1 baselines plus the learned policy). */
@@ -10,6 +15,16 @@ export type PolicyName = 'none' | 'full' | 'reposhapley' | 'auto';
 
 /** All policies a user may pick, in the order the docs list them. */
 export const POLICY_NAMES: readonly PolicyName[] = ['none', 'full', 'reposhapley', 'auto'];
+
+/**
+ * The prompt layout for a model without RepoShapley's control tokens: `auto` = its repository
+ * format (`repo-fim`) when its vocabulary has one (Qwen2.5-Coder), else `plain-fim` (chunks as
+ * comments). A model with the control tokens always gets the RepoShapley format.
+ */
+export type LayoutPreference = 'auto' | 'repo-fim' | 'plain-fim';
+
+/** All layout preferences, in the order the docs list them. */
+export const LAYOUT_PREFERENCES: readonly LayoutPreference[] = ['auto', 'repo-fim', 'plain-fim'];
 
 /** Token budgets for the three parts of a prompt, in model tokens. */
 export interface PromptBudgets {
@@ -21,11 +36,17 @@ export interface PromptBudgets {
   chunkTokens: number;
 }
 
-/** Settings that shape one completion. */
+/** Settings that shape one completion; ranges and meanings are in {@link SETTINGS_SCHEMA}. */
 export interface CompletionSettings {
-  /** Path to a GGUF model; empty means the bundled default model. */
+  /** Path to a GGUF model; empty means the server finds one (see {@link CompletionSettings.model}). */
   modelPath: string;
+  /** A catalog model name (`reposhapley model list`), used when `modelPath` is empty. */
+  model: string;
+  /** Where catalog models are stored; empty means the environment's cache directory. */
+  modelCacheDir: string;
   policy: PolicyName;
+  /** Which FIM layout a model without control tokens gets (prompt/layouts.ts). */
+  layout: LayoutPreference;
   /** Number of retrieved candidates K (RepoShapley default 10). */
   topK: number;
   budgets: PromptBudgets;
@@ -51,27 +72,202 @@ export interface CompletionSettings {
   tracePrompt: boolean;
 }
 
-/** t_c for a model that records none. */
-export const FALLBACK_NEED_THRESHOLD = 0.5;
-
-/** Defaults: paper values where the paper gives one (K = 10), else measured on this machine. */
-export const DEFAULT_SETTINGS: CompletionSettings = {
-  modelPath: '',
-  policy: 'auto',
-  topK: 10,
-  budgets: { prefixTokens: 1024, suffixTokens: 256, chunkTokens: 1024 },
-  needThreshold: null,
-  threads: 0,
-  gpuLayers: 'auto',
-  debounceMs: 75,
-  maxTokens: 64,
-  windowLines: 20,
-  windowStride: 10,
-  enabled: true,
-  tracePrompt: false,
-};
-
 /** A partial settings object as editors send it. */
 export type SettingsPatch = Partial<Omit<CompletionSettings, 'budgets'>> & {
   budgets?: Partial<PromptBudgets>;
 };
+
+/** A setting's name: a field of {@link CompletionSettings}, nested ones dotted (`budgets.prefixTokens`), as editors and the README name them. */
+export type SettingKey = Exclude<keyof CompletionSettings, 'budgets'> | `budgets.${keyof PromptBudgets}`;
+
+/** The value type of one setting. */
+export type SettingValue<K extends SettingKey> =
+  K extends `budgets.${infer B extends keyof PromptBudgets}` ? PromptBudgets[B]
+    : K extends keyof CompletionSettings ? CompletionSettings[K] : never;
+
+/** What every schema entry has. */
+interface SpecBase<V> {
+  /** The value when nobody sets one. */
+  default: V;
+  /** One line: what the setting does (package.json and the README may say it in their own words). */
+  description: string;
+}
+
+/** A true/false setting. */
+export interface BooleanSpec extends SpecBase<boolean> {
+  type: 'boolean';
+}
+
+/** A string setting; `enum` lists the only values allowed (required when the type is a union of literals). */
+export type StringSpec<S extends string = string> = SpecBase<S> & { type: 'string' } & (string extends S
+  ? { enum?: undefined }
+  : { enum: readonly S[] });
+
+/**
+ * A numeric setting within [min, max] (inclusive; `integer` also rejects fractions). `nullable`
+ * admits null and `auto` admits the string 'auto', each exactly when the value type has it.
+ */
+export type NumberSpec<V extends number | null | 'auto' = number | null | 'auto'> = SpecBase<V> & {
+  type: 'integer' | 'number';
+  min: number;
+  max: number;
+} & (null extends V ? { nullable: true } : { nullable?: undefined })
+  & ('auto' extends V ? { auto: true } : { auto?: undefined });
+
+/** The schema entry a value type needs: the compiler keeps each entry's shape and default in step with {@link CompletionSettings}. */
+export type SettingSpec<V> = [V] extends [boolean] ? BooleanSpec
+  : [V] extends [string] ? StringSpec<V>
+    : [V] extends [number | null | 'auto'] ? NumberSpec<V> : never;
+
+/** Any schema entry, for code that walks the schema. */
+export type AnySettingSpec = BooleanSpec | (SpecBase<string> & { type: 'string'; enum?: readonly string[] })
+  | (SpecBase<number | null | 'auto'> & { type: 'integer' | 'number'; min: number; max: number; nullable?: boolean; auto?: boolean });
+
+/** The schema's type: exactly one entry per setting. */
+export type SettingsSchema = { readonly [K in SettingKey]: SettingSpec<SettingValue<K>> };
+
+/** t_c for a model that records none. */
+export const FALLBACK_NEED_THRESHOLD = 0.5;
+
+/** Largest prompt budget: budgets are shrunk to the model's context anyway; this one admits 32K-context models. */
+const MAX_BUDGET_TOKENS = 32_768;
+
+/**
+ * The one schema, in the order the docs list settings. Defaults: paper values where the paper
+ * gives one (K = 10), else measured on this machine. Ranges say what the server can use:
+ * a prefix under 16 tokens holds less than the cursor line, so there is nothing to complete
+ * from; suffix and chunks may be 0 (no suffix, no cross-file context).
+ */
+export const SETTINGS_SCHEMA: SettingsSchema = {
+  enabled: { type: 'boolean', default: true, description: 'Offer completions at all.' },
+  modelPath: {
+    type: 'string', default: '',
+    description: 'GGUF model file; empty: `REPOSHAPLEY_MODEL`, then the catalog model `model` once pulled, else the bundled small model.',
+  },
+  model: {
+    type: 'string', default: 'qwen2.5-coder-0.5b',
+    description: 'Catalog model used when `modelPath` is empty: a name from `reposhapley model list`.',
+  },
+  modelCacheDir: {
+    type: 'string', default: '',
+    description: 'Where catalog models are kept; empty: `$REPOSHAPLEY_CACHE_DIR`, then `$XDG_CACHE_HOME/reposhapley/models`, then `~/.cache/reposhapley/models`.',
+  },
+  policy: {
+    type: 'string', default: 'auto', enum: POLICY_NAMES,
+    description: 'Context-control policy: how cross-file context reaches the model.',
+  },
+  layout: {
+    type: 'string', default: 'auto', enum: LAYOUT_PREFERENCES,
+    description: 'Prompt layout for models without control tokens: `repo-fim` (the model\'s repository format), `plain-fim` (chunks as comments), `auto` (repo-fim where the vocabulary has it).',
+  },
+  'budgets.prefixTokens': {
+    type: 'integer', default: 1024, min: 16, max: MAX_BUDGET_TOKENS,
+    description: 'Model tokens of the current file before the cursor (cut from the left, whole lines).',
+  },
+  'budgets.suffixTokens': {
+    type: 'integer', default: 256, min: 0, max: MAX_BUDGET_TOKENS,
+    description: 'Model tokens of the current file after the cursor (cut from the right, whole lines).',
+  },
+  'budgets.chunkTokens': {
+    type: 'integer', default: 1024, min: 0, max: MAX_BUDGET_TOKENS,
+    description: 'Model tokens for all cross-file chunks together.',
+  },
+  debounceMs: {
+    type: 'integer', default: 75, min: 0, max: 5_000,
+    description: 'Milliseconds to wait after the last keystroke before completing (as-you-type only).',
+  },
+  maxTokens: { type: 'integer', default: 64, min: 1, max: 1_024, description: 'Most tokens generated for one completion.' },
+  // The control vocabulary has <C_1>..<C_10> (RepoShapley K = 10).
+  topK: { type: 'integer', default: 10, min: 0, max: 10, description: 'Retrieved cross-file candidates (K, at most 10).' },
+  needThreshold: {
+    type: 'number', default: null, min: 0, max: 1, nullable: true,
+    description: 't_c: retrieve when P(<NEED>) is at least this; null: the t_c the model records, else 0.5.',
+  },
+  // Values above the core count are clamped to it; the maximum only rejects nonsense.
+  threads: {
+    type: 'integer', default: 0, min: 0, max: 1_024,
+    description: 'CPU threads for the model; 0: half the cores, at least one.',
+  },
+  // More layers than the model has offloads them all; four digits are plenty.
+  gpuLayers: {
+    type: 'integer', default: 'auto', min: 0, max: 9_999, auto: true,
+    description: 'Model layers offloaded to a GPU: auto, a number, or 0 for CPU only.',
+  },
+  windowLines: { type: 'integer', default: 20, min: 1, max: 200, description: 'Retrieval window height w in lines (RepoShapley A.4).' },
+  windowStride: { type: 'integer', default: 10, min: 1, max: 200, description: 'Retrieval window stride s in lines (RepoShapley A.4).' },
+  tracePrompt: {
+    type: 'boolean', default: false,
+    description: 'Put the rendered generation prompt into completion traces (debugging, the bench).',
+  },
+};
+
+/** Every setting, in schema order. */
+export const SETTING_KEYS = Object.keys(SETTINGS_SCHEMA) as SettingKey[];
+
+/** The schema entry of `key`, widened for code that walks the schema. */
+export function settingSpec(key: SettingKey): AnySettingSpec {
+  return SETTINGS_SCHEMA[key] as AnySettingSpec;
+}
+
+/** Whether `value` is allowed for `key`: right type, within range, one of the choices. */
+export function isValidSetting<K extends SettingKey>(key: K, value: unknown): value is SettingValue<K> {
+  const spec = settingSpec(key);
+  switch (spec.type) {
+    case 'boolean': return typeof value === 'boolean';
+    case 'string': return typeof value === 'string' && (spec.enum === undefined || spec.enum.includes(value));
+    default: return isValidNumber(spec, value);
+  }
+}
+
+function isValidNumber(spec: Extract<AnySettingSpec, { min: number }>, value: unknown): boolean {
+  if (value === null) return spec.nullable === true;
+  if (value === 'auto') return spec.auto === true;
+  return typeof value === 'number' && Number.isFinite(value) && (spec.type === 'number' || Number.isInteger(value))
+    && value >= spec.min && value <= spec.max;
+}
+
+/** The value at a dotted key of a settings-shaped object; undefined when any part is missing. */
+export function readSetting(source: unknown, key: SettingKey): unknown {
+  let value: unknown = source;
+  for (const part of key.split('.')) {
+    if (!isRecord(value)) return undefined;
+    value = value[part];
+  }
+  return value;
+}
+
+/**
+ * The valid settings among what `read` returns for each key, as a patch: values that are
+ * missing, of the wrong type or out of range are left out (so the previous value stays).
+ */
+export function pickValidSettings(read: (key: SettingKey) => unknown): SettingsPatch {
+  const patch: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const value = read(key);
+    if (value !== undefined && isValidSetting(key, value)) writeSetting(patch, key, value);
+  }
+  return patch as SettingsPatch;
+}
+
+function writeSetting(target: Record<string, unknown>, key: SettingKey, value: unknown): void {
+  const parts = key.split('.');
+  let record = target;
+  for (const part of parts.slice(0, -1)) {
+    if (!isRecord(record[part])) record[part] = {};
+    record = record[part] as Record<string, unknown>;
+  }
+  record[parts[parts.length - 1]] = value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function schemaDefaults(): CompletionSettings {
+  const settings: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) writeSetting(settings, key, SETTINGS_SCHEMA[key].default);
+  return settings as unknown as CompletionSettings;
+}
+
+/** The schema's defaults as a settings object. */
+export const DEFAULT_SETTINGS: CompletionSettings = schemaDefaults();

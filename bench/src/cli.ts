@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { POLICY_NAMES, type PolicyName } from '../../shared/settings.js';
-import { nonNegativeInt, positiveInt } from './cliNumbers.js';
+import { LAYOUT_PREFERENCES, POLICY_NAMES, type LayoutPreference, type PolicyName, type PromptBudgets } from '../../shared/settings.js';
+import { nonNegativeInt, numberList, positiveInt } from './cliNumbers.js';
 import { parsePackageList } from './debianPackages.js';
 import { ModelUnavailableError } from './driver/driveTasks.js';
 import { DEFAULT_TYPING } from './driver/typingReplay.js';
@@ -71,6 +71,9 @@ function program(): Command {
       .default([DEFAULT_TYPING.gapMinMs, DEFAULT_TYPING.gapMaxMs], `${DEFAULT_TYPING.gapMinMs}-${DEFAULT_TYPING.gapMaxMs}`))
     .option('--threads <n>', 'model CPU threads (default: the server\'s, half the cores)', nonNegativeInt)
     .option('--max-tokens <n>', 'tokens generated per completion (default: the server\'s)', positiveInt)
+    .addOption(new Option('--layout <layout>', 'prompt layout for models without control tokens (default: the server\'s, auto)').choices(LAYOUT_PREFERENCES))
+    .addOption(new Option('--budgets <p,s,c>', 'prefix, suffix and chunk token budgets (default: the server\'s)')
+      .argParser(numberList(nonNegativeInt)))
     .option('--need-threshold <t>', 't_c of the reposhapley policy, 0..1 (0 = always NEED: the no-trigger ablation; default: the model\'s)', unitInterval)
     .option('--timeout-ms <n>', 'longest wait for one completion', positiveInt, 120_000)
     .option('--resamples <n>', 'bootstrap resamples', positiveInt, 2_000)
@@ -83,7 +86,7 @@ function program(): Command {
 interface Flags {
   model?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
   packageList: string; perFileCap: number; typing?: boolean; keys: number; gapMs: [number, number]; threads?: number;
-  maxTokens?: number; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; updateDocs?: boolean; progress: boolean;
+  maxTokens?: number; budgets?: number[]; layout?: LayoutPreference; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; updateDocs?: boolean; progress: boolean;
 }
 
 /** Flags -> options. */
@@ -99,10 +102,18 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.model) options.model = userPath(flags.model);
   if (flags.threads !== undefined) options.threads = flags.threads;
   if (flags.maxTokens !== undefined) options.maxTokens = flags.maxTokens;
+  if (flags.budgets !== undefined) options.budgets = budgetsFrom(flags.budgets);
+  if (flags.layout !== undefined) options.layout = flags.layout;
   if (flags.needThreshold !== undefined) options.needThreshold = flags.needThreshold;
   if (flags.updateDocs) options.docsPath = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
   if (flags.typing) options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed };
   return options;
+}
+
+function budgetsFrom(values: number[]): PromptBudgets {
+  if (values.length !== 3) throw new InvalidArgumentError(`--budgets takes three numbers (prefix,suffix,chunks), got ${values.length}`);
+  const [prefixTokens, suffixTokens, chunkTokens] = values as [number, number, number];
+  return { prefixTokens, suffixTokens, chunkTokens };
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import { SingleBar } from 'cli-progress';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
-import { findBundledModel } from '../../server/src/completion/modelManager.js';
+import { findBundledModel } from '../../server/src/completion/modelChoice.js';
 import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';

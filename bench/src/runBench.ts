@@ -4,7 +4,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { PolicyName, SettingsPatch } from '../../shared/settings.js';
+import type { LayoutPreference, PolicyName, PromptBudgets, SettingsPatch } from '../../shared/settings.js';
 import { DIST_PACKAGES, fetchCodePackage } from './debianPackages.js';
 import { driveTasks } from './driver/driveTasks.js';
 import type { TypingOptions } from './driver/typingReplay.js';
@@ -30,6 +30,10 @@ export interface BenchOptions {
   typing?: TypingOptions;
   threads?: number;
   maxTokens?: number;
+  /** Prompt budgets sent to the server; default the server's. */
+  budgets?: PromptBudgets;
+  /** Prompt layout for models without control tokens; default the server's. */
+  layout?: LayoutPreference;
   /** t_c for the reposhapley policy (0 = always NEED, the "no trigger" ablation); default the model's. */
   needThreshold?: number;
   requestTimeoutMs: number;
@@ -96,6 +100,8 @@ function serverSettings(options: BenchOptions): SettingsPatch {
   if (options.model !== undefined) settings.modelPath = options.model;
   if (options.threads !== undefined) settings.threads = options.threads;
   if (options.maxTokens !== undefined) settings.maxTokens = options.maxTokens;
+  if (options.budgets !== undefined) settings.budgets = options.budgets;
+  if (options.layout !== undefined) settings.layout = options.layout;
   if (options.needThreshold !== undefined) settings.needThreshold = options.needThreshold;
   return settings;
 }

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
-import { findBundledModel } from '../../server/src/completion/modelManager.js';
+import { findBundledModel } from '../../server/src/completion/modelChoice.js';
 import { writeTinyModel } from '../../test/support/tinyModel.js';
 import { nonNegativeInt, nonNegativeNumber, positiveInt, positiveNumber } from './cliNumbers.js';
 import { fetchDebianPackage } from './debianPackages.js';

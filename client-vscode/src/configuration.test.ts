@@ -11,36 +11,18 @@ const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.
   contributes: { configuration: { properties: Record<string, ContributedSetting> } };
 };
 const contributed = manifest.contributes.configuration.properties;
-/** Settings only the client reads. */
-const CLIENT_ONLY = new Set(['serverPath']);
 
 /** A ReadSetting over what VS Code would return: the contributed defaults, overridden by `values`. */
 function reader(values: Record<string, unknown> = {}): ReadSetting {
   return (key) => (key in values ? values[key] : contributed[`${SECTION}.${key}`]?.default);
 }
 
-describe('package.json contributions', () => {
-  test('every contributed server setting defaults to the server default (shared/settings.ts)', () => {
-    const patch = toSettingsPatch(reader());
-    const { budgets, ...flat } = patch;
-    for (const [key, value] of Object.entries(flat)) expect(value, key).toEqual(DEFAULT_SETTINGS[key as keyof typeof DEFAULT_SETTINGS]);
-    expect(budgets).toEqual(DEFAULT_SETTINGS.budgets);
-  });
-
-  test('every contributed setting reaches the server or is client-only', () => {
-    const patch = toSettingsPatch(reader()) as Record<string, unknown>;
-    const passed = new Set(Object.keys(patch).flatMap((key) => (key === 'budgets' ? Object.keys(patch.budgets as object).map((b) => `budgets.${b}`) : [key])));
-    for (const name of Object.keys(contributed)) {
-      const key = name.slice(SECTION.length + 1);
-      expect(passed.has(key) || CLIENT_ONLY.has(key), `${name} is neither sent to the server nor client-only`).toBe(true);
-    }
-  });
-
-  test('the issue\'s settings are all contributed', () => {
-    for (const key of ['enabled', 'modelPath', 'policy', 'budgets.prefixTokens', 'budgets.suffixTokens', 'budgets.chunkTokens', 'debounceMs', 'threads', 'gpuLayers']) {
-      expect(contributed[`${SECTION}.${key}`], key).toBeDefined();
-    }
-  });
+test('the contributed defaults reach the server as the schema defaults (through the conversions)', () => {
+  const patch = toSettingsPatch(reader());
+  const { budgets, ...flat } = patch;
+  expect(Object.keys(flat).length).toBeGreaterThan(0);
+  for (const [key, value] of Object.entries(flat)) expect(value, key).toEqual(DEFAULT_SETTINGS[key as keyof typeof DEFAULT_SETTINGS]);
+  expect(budgets).toEqual(DEFAULT_SETTINGS.budgets);
 });
 
 describe('toSettingsPatch', () => {
@@ -52,15 +34,29 @@ describe('toSettingsPatch', () => {
 
   test('leaves out values of the wrong type, for the server to keep its own', () => {
     const patch = toSettingsPatch(() => 'nonsense');
-    expect(patch).toEqual({ modelPath: 'nonsense' });
+    expect(patch).toEqual({ modelPath: 'nonsense', model: 'nonsense', modelCacheDir: 'nonsense' });
+  });
+
+  test('leaves out values the schema rejects, as the server would', () => {
+    const patch = toSettingsPatch(reader({ 'budgets.prefixTokens': 8, topK: 11, gpuLayers: '10000', debounceMs: 2.5, policy: 'always' }));
+    expect(patch.budgets?.prefixTokens).toBeUndefined();
+    expect(patch).not.toHaveProperty('topK');
+    expect(patch).not.toHaveProperty('gpuLayers');
+    expect(patch).not.toHaveProperty('debounceMs');
+    expect(patch).not.toHaveProperty('policy');
+  });
+
+  test('passes the new model settings and a cleared needThreshold', () => {
+    const patch = toSettingsPatch(reader({ model: ' tiny ', modelCacheDir: '/cache', needThreshold: null }));
+    expect(patch).toMatchObject({ model: 'tiny', modelCacheDir: '/cache', needThreshold: null });
   });
 
   test('never sends client-only settings', () => {
     expect(toSettingsPatch(reader({ serverPath: '/x' }))).not.toHaveProperty('serverPath');
   });
 
-  test('initializationOptions carry the trace command', () => {
-    expect(initializationOptions(reader(), 'cmd').completionCommand).toBe('cmd');
+  test('initializationOptions carry the trace command and say that the client offers model downloads', () => {
+    expect(initializationOptions(reader(), 'cmd')).toMatchObject({ completionCommand: 'cmd', modelPullOffer: true });
   });
 });
 

@@ -1,9 +1,11 @@
 /**
- * VS Code's `reposhapley.*` configuration -> the server's settings (shared/settings.ts). The
- * server validates everything again; this only converts what VS Code stores differently
- * (`gpuLayers` is a string here, so the Settings UI can edit it) and leaves out client-only keys.
+ * VS Code's `reposhapley.*` configuration -> the server's settings (shared/settings.ts). Every
+ * setting of the schema is read, validated by the schema as the server validates it, and left
+ * out when invalid (the server keeps its value); only what VS Code stores differently is
+ * converted (`gpuLayers` is a string here, so the Settings UI can edit it; strings are trimmed).
+ * Client-only keys (`serverPath`) are not in the schema, so they never reach the server.
  */
-import { POLICY_NAMES, type PolicyName, type SettingsPatch } from '../../shared/settings.js';
+import { pickValidSettings, type SettingKey, type SettingsPatch } from '../../shared/settings.js';
 
 /** The configuration section, as in package.json `contributes.configuration`. */
 export const SECTION = 'reposhapley';
@@ -11,34 +13,15 @@ export const SECTION = 'reposhapley';
 /** Reads one key of the section (`vscode.WorkspaceConfiguration.get`). */
 export type ReadSetting = (key: string) => unknown;
 
-/** Numeric settings passed through as they are. */
-const NUMBER_KEYS = ['topK', 'needThreshold', 'threads', 'debounceMs', 'maxTokens'] as const;
-const BUDGET_KEYS = ['prefixTokens', 'suffixTokens', 'chunkTokens'] as const;
-
 /** The server's settings from the `reposhapley` configuration section. */
 export function toSettingsPatch(read: ReadSetting): SettingsPatch {
-  const patch: SettingsPatch = {};
-  const enabled = read('enabled');
-  if (typeof enabled === 'boolean') patch.enabled = enabled;
-  const modelPath = read('modelPath');
-  if (typeof modelPath === 'string') patch.modelPath = modelPath.trim();
-  const policy = read('policy');
-  if (POLICY_NAMES.includes(policy as PolicyName)) patch.policy = policy as PolicyName;
-  for (const key of NUMBER_KEYS) {
-    const value = read(key);
-    if (typeof value === 'number') patch[key] = value;
-  }
-  // Cleared in the Settings UI: back to the t_c the model records.
-  if (read('needThreshold') === null) patch.needThreshold = null;
-  const budgets: NonNullable<SettingsPatch['budgets']> = {};
-  for (const key of BUDGET_KEYS) {
-    const value = read(`budgets.${key}`);
-    if (typeof value === 'number') budgets[key] = value;
-  }
-  if (Object.keys(budgets).length > 0) patch.budgets = budgets;
-  const gpuLayers = toGpuLayers(read('gpuLayers'));
-  if (gpuLayers !== undefined) patch.gpuLayers = gpuLayers;
-  return patch;
+  return pickValidSettings((key) => fromVsCode(key, read(key)));
+}
+
+/** A value as VS Code stores it -> as the server takes it. */
+function fromVsCode(key: SettingKey, value: unknown): unknown {
+  if (key === 'gpuLayers') return toGpuLayers(value);
+  return typeof value === 'string' ? value.trim() : value;
 }
 
 /** `"auto"` or a whole number of layers (the setting is a string so the Settings UI can edit it). */
@@ -52,8 +35,12 @@ export function toGpuLayers(value: unknown): SettingsPatch['gpuLayers'] {
 
 /**
  * `initializationOptions`: the settings, plus the command the server attaches to completion
- * items with their trace id (server/src/lsp/README.md, "Trace ids reach the client only on request").
+ * items with their trace id (server/src/lsp/README.md, "Trace ids reach the client only on request"),
+ * and `modelPullOffer`: this client offers the download of a pullable model itself
+ * (modelOffer.ts), so the server does not show its "not downloaded yet" warning as well.
  */
-export function initializationOptions(read: ReadSetting, completionCommand: string): SettingsPatch & { completionCommand: string } {
-  return { ...toSettingsPatch(read), completionCommand };
+export function initializationOptions(
+  read: ReadSetting, completionCommand: string,
+): SettingsPatch & { completionCommand: string; modelPullOffer: true } {
+  return { ...toSettingsPatch(read), completionCommand, modelPullOffer: true };
 }

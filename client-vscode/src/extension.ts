@@ -1,10 +1,14 @@
 /**
  * The RepoShapley VS Code extension: starts the language server (ghost-text completions come
  * from vscode-languageclient's built-in inline completion support), mirrors its status in the
- * status bar, and wires four commands. Everything of substance happens in the server.
+ * status bar, offers the download of a model the server says is pullable, and wires the
+ * commands. Everything of substance happens in the server (it also does the downloading).
  */
 import * as vscode from 'vscode';
+import type { PullableModel } from '../../shared/messages.js';
 import { SECTION } from './configuration.js';
+import { ModelDownload } from './modelDownload.js';
+import { ModelOffer } from './modelOffer.js';
 import { ACCEPT_COMMAND, ServerSession } from './session.js';
 import { StatusBar } from './statusBar.js';
 import { COMMANDS } from './statusView.js';
@@ -17,19 +21,33 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const statusBar = new StatusBar(isEnabled());
   const traces = new TraceDocuments();
   let lastTraceId: string | undefined;
+  let pullable: PullableModel | undefined;
   session = new ServerSession(context.extensionPath, output, {
     starting: () => statusBar.starting(),
     stopped: (reason) => statusBar.stopped(reason),
-    status: (params) => statusBar.server(params),
+    status: (params) => {
+      statusBar.server(params);
+      pullable = params.pullable;
+      void offer.onStatus(params);
+    },
     offered: (traceId) => { lastTraceId = traceId; },
   });
   const current = session;
+  const download = modelDownload(current);
+  const offer = new ModelOffer({
+    workspaceState: context.workspaceState,
+    globalState: context.globalState,
+    ask: (message, ...choices) => vscode.window.showInformationMessage(message, ...choices),
+    isDownloading: () => download.isRunning,
+    download: (model) => void download.run(model.name),
+  });
   context.subscriptions.push(
     output, statusBar, traces,
     vscode.commands.registerCommand(COMMANDS.toggle, toggleCompletions),
     vscode.commands.registerCommand(COMMANDS.restart, () => current.restart()),
     vscode.commands.registerCommand(COMMANDS.showTrace, async () => traces.show(await current.trace(lastTraceId))),
     vscode.commands.registerCommand(COMMANDS.showLog, () => output.show()),
+    vscode.commands.registerCommand(COMMANDS.downloadModel, () => download.run(pullable?.name)),
     vscode.commands.registerCommand(COMMANDS.openModelSetting, () => vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.modelPath`)),
     vscode.commands.registerCommand(ACCEPT_COMMAND, (traceId: unknown) => { if (typeof traceId === 'string') lastTraceId = traceId; }),
     vscode.workspace.onDidChangeConfiguration((event) => {
@@ -45,6 +63,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 export async function deactivate(): Promise<void> {
   await session?.stop();
   session = undefined;
+}
+
+/** The download flow on VS Code's progress notification and messages, through the session. */
+function modelDownload(current: ServerSession): ModelDownload<vscode.CancellationToken> {
+  return new ModelDownload<vscode.CancellationToken>({
+    withProgress: (title, task) => vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+      (progress, token) => task((step) => progress.report(step), token),
+    ),
+    pull: (name, onProgress, token) => current.pullModel(name, onProgress, token),
+    info: (message) => void vscode.window.showInformationMessage(message),
+    error: (message, ...choices) => vscode.window.showErrorMessage(message, ...choices),
+  });
 }
 
 function isEnabled(): boolean {

@@ -6,17 +6,19 @@
  * and "RepoShapley: Restart Server" recovers.
  */
 import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import * as vscode from 'vscode';
 import {
-  CloseAction, DidChangeConfigurationNotification, ErrorAction, LanguageClient,
+  CloseAction, DidChangeConfigurationNotification, ErrorAction, LanguageClient, WorkDoneProgress,
   type LanguageClientOptions, type Middleware, type StreamInfo,
 } from 'vscode-languageclient/node';
 import {
-  COMPLETION_TRACE_METHOD, STATUS_NOTIFICATION,
-  type CompletionTrace, type CompletionTraceParams, type StatusParams,
+  CompletionTraceRequest, PullModelRequest, StatusNotification,
+  type CompletionTrace, type CompletionTraceParams, type PullModelParams, type PullModelResult, type StatusParams,
 } from '../../shared/messages.js';
 import { initializationOptions, SECTION, toSettingsPatch, type ReadSetting } from './configuration.js';
+import type { WorkDoneValue } from './modelDownload.js';
 import { describeExit, locateServer, spawnServer, type ServerExit } from './serverProcess.js';
 
 /** The command the server attaches to completion items with their trace id (see extension.ts). */
@@ -68,7 +70,7 @@ export class ServerSession {
     const client: LanguageClient = new QuietLanguageClient(
       'reposhapley', 'RepoShapley', () => this.spawn(location.main), this.clientOptions(() => this.client === client),
     );
-    client.onNotification(STATUS_NOTIFICATION, (params: StatusParams) => this.events.status(params));
+    client.onNotification(StatusNotification, (params) => this.events.status(params));
     this.client = client;
     try {
       await client.start();
@@ -106,7 +108,28 @@ export class ServerSession {
   async trace(traceId: string | undefined): Promise<CompletionTrace | null | undefined> {
     if (!this.client?.isRunning()) return undefined;
     const params: CompletionTraceParams = traceId ? { traceId } : {};
-    return this.client.sendRequest<CompletionTrace | null>(COMPLETION_TRACE_METHOD, params);
+    return this.client.sendRequest(CompletionTraceRequest, params);
+  }
+
+  /**
+   * Asks the server to download a catalog model (default: its `model` setting), with the
+   * server's work-done progress on a token of ours; cancelling `token` cancels the request.
+   * Undefined when no server runs; a lost connection is an error value, like the server's own.
+   */
+  async pullModel(name: string | undefined, onProgress: (value: WorkDoneValue) => void, token: vscode.CancellationToken): Promise<PullModelResult | undefined> {
+    const client = this.client;
+    if (!client?.isRunning()) return undefined;
+    const workDoneToken = randomUUID();
+    const progress = client.onProgress(WorkDoneProgress.type, workDoneToken, onProgress);
+    const params: PullModelParams = name ? { name, workDoneToken } : { workDoneToken };
+    try {
+      return await client.sendRequest(PullModelRequest, params, token);
+    } catch (error) {
+      if (token.isCancellationRequested) return { kind: 'error', code: 'cancelled', message: 'the download was cancelled' };
+      return { kind: 'error', code: 'download-failed', message: `the request to the server failed (${messageOf(error)})` };
+    } finally {
+      progress.dispose();
+    }
   }
 
   /** Starts the process; its stderr (the server's log) goes to the channel at the level it names. */

@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { COMMANDS, presentStatus, withServerStatus, type ClientStatus } from './statusView.js';
+
+const PULLABLE = { name: 'qwen2.5-coder-0.5b', sizeBytes: 491_400_064, license: 'Apache-2.0' };
+const FALLBACK = { label: 'reposhapley-small.gguf', fallback: true };
 
 const running = (server: ClientStatus['server'], extra: Partial<ClientStatus> = {}): ClientStatus => ({ process: 'running', server, enabled: true, ...extra });
 
@@ -12,6 +16,10 @@ describe('presentStatus', () => {
     [running({ state: 'ready', message: 'ready' }, { enabled: false }), 'RepoShapley: disabled', COMMANDS.toggle],
     [running({ state: 'no-model', message: 'No model.' }), 'RepoShapley: no model', COMMANDS.openModelSetting],
     [running({ state: 'error', message: 'boom' }), 'RepoShapley: error', COMMANDS.showLog],
+    [running({ state: 'ready', message: 'ready', model: FALLBACK, pullable: PULLABLE }), 'RepoShapley: ready (fallback model)', COMMANDS.downloadModel],
+    [running({ state: 'ready', message: 'ready', model: FALLBACK }), 'RepoShapley: ready (fallback model)', COMMANDS.showLog],
+    [running({ state: 'ready', message: 'ready', model: { label: 'qwen2.5-coder-0.5b', fallback: false } }), 'RepoShapley: ready', COMMANDS.showTrace],
+    [running({ state: 'no-model', message: 'No model.', pullable: PULLABLE }), 'RepoShapley: no model', COMMANDS.downloadModel],
   ] as [ClientStatus, string, string][])('%j -> %s', (status, label, command) => {
     const view = presentStatus(status);
     expect(view.label).toBe(label);
@@ -26,6 +34,21 @@ describe('presentStatus', () => {
     expect(noModel.severity).toBe('warning');
     expect(presentStatus({ process: 'stopped', stopReason: 'killed by SIGKILL', enabled: true }).tooltip).toContain('killed by SIGKILL');
   });
+});
+
+test('the fallback model shows in the text and the tooltip says how to download the model asked for', () => {
+  const view = presentStatus(running({ state: 'ready', message: 'ready', model: FALLBACK, pullable: PULLABLE }, { lastLatencyMs: 40 }));
+  expect(view.text).toBe('$(check) RepoShapley (fallback model) 40 ms');
+  expect(view.tooltip).toBe(
+    'RepoShapley: ready, on the small fallback model (reposhapley-small.gguf) because qwen2.5-coder-0.5b is not downloaded yet. ' +
+    'Click (or run "RepoShapley: Download Model") to download it (491 MB, Apache-2.0).',
+  );
+});
+
+test('every command the status bar runs is contributed in package.json', () => {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { contributes: { commands: { command: string }[] } };
+  const contributed = manifest.contributes.commands.map((entry) => entry.command);
+  for (const command of Object.values(COMMANDS)) expect(contributed, command).toContain(command);
 });
 
 describe('withServerStatus', () => {

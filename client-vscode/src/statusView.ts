@@ -26,6 +26,7 @@ export const COMMANDS = {
   showTrace: 'reposhapley.showCompletionTrace',
   showLog: 'reposhapley.showLog',
   openModelSetting: 'reposhapley.openModelSetting',
+  downloadModel: 'reposhapley.downloadModel',
 } as const;
 
 /** The item's text, tooltip, accessible label, click command and whether it shows an error. */
@@ -53,11 +54,13 @@ export function presentStatus(status: ClientStatus): StatusPresentation {
       return show('indexing', '$(sync~spin)', `indexing the workspace: ${server.message}`, COMMANDS.showLog, 'normal', files);
     }
     case 'no-model':
+      if (server.pullable) return show('no model', '$(warning)', `${server.message} ${downloadHint(server.pullable)}`, COMMANDS.downloadModel, 'warning', ': no model');
       return show('no model', '$(warning)', `${server.message} Click to set reposhapley.modelPath.`, COMMANDS.openModelSetting, 'warning', ': no model');
     case 'error':
       return show('error', '$(error)', `${server.message} Click for the server log.`, COMMANDS.showLog, 'error');
     case 'ready':
       if (!status.enabled) return show('disabled', '$(circle-slash)', 'completions are off. Click to turn them on.', COMMANDS.toggle);
+      if (server.model?.fallback) return showFallback(server, status.lastLatencyMs);
       return show('ready', '$(check)', readyTooltip(server, status.lastLatencyMs), COMMANDS.showTrace, 'normal', latency(status.lastLatencyMs));
   }
 }
@@ -66,6 +69,21 @@ function show(
   state: string, icon: string, detail: string, command: string, severity: StatusPresentation['severity'] = 'normal', suffix = '',
 ): StatusPresentation {
   return { text: `${icon} ${NAME}${suffix}`, tooltip: `${NAME}: ${detail}`, label: `${NAME}: ${state}`, command, severity };
+}
+
+/** Ready, but on the small bundled model: says so, and how to get the one asked for. */
+function showFallback(server: StatusParams, lastLatencyMs: number | undefined): StatusPresentation {
+  const using = `ready, on the small fallback model (${server.model?.label})`;
+  if (server.pullable) {
+    const detail = `${using} because ${server.pullable.name} is not downloaded yet. ${downloadHint(server.pullable)}`;
+    return show('ready (fallback model)', '$(check)', detail, COMMANDS.downloadModel, 'normal', ` (fallback model)${latency(lastLatencyMs)}`);
+  }
+  const detail = `${using} because the model asked for could not be loaded. Click for the server log, which says why.`;
+  return show('ready (fallback model)', '$(check)', detail, COMMANDS.showLog, 'normal', ` (fallback model)${latency(lastLatencyMs)}`);
+}
+
+function downloadHint(model: NonNullable<StatusParams['pullable']>): string {
+  return `Click (or run "RepoShapley: Download Model") to download it (${Math.round(model.sizeBytes / 1e6)} MB, ${model.license}).`;
 }
 
 function latency(ms: number | undefined): string {

@@ -11,6 +11,7 @@ import { DEFAULT_SETTINGS, type CompletionSettings } from '../../shared/settings
 import { runPipeline } from '../../server/src/completion/pipeline.js';
 import type { CompletionModel, GenerationOptions, ModelSession, SpecialTokenIds } from '../../server/src/model/completionModel.js';
 import { REPOSHAPLEY_SPECIAL_TOKENS } from '../../server/src/model/specialTokens.js';
+import { chooseLayout } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { silentLogger } from '../../server/src/util/logger.js';
 import { loadLlamaVocab, type LlamaVocab } from '../tokenizer/llamaVocab.js';
@@ -85,6 +86,7 @@ async function inferencePrompt(
     await runPipeline({
       uri: `file://${absPath}`, text: buffer, relPath: target.relPath, position: { line: target.line, character: target.character },
       settings: { ...settings, policy }, model, session: await model.createSession(), tokenizer,
+      layout: chooseLayout(model.info), repoName: 'retrieval-ws',
     }, { index: repo.index, retriever: repo.retriever, logger: silentLogger }, new AbortController().signal);
     expect(model.prompts).toHaveLength(1);
     return model.prompts[0]!;
@@ -195,10 +197,10 @@ describe('evidenceOnlyIdentifiers', () => {
   });
 
   test.each([
-    ['line', 'inventory.restock(sku, 1)'],
-    ['line', 'cart.add_item(sku, price, quantity)'],
-    ['api', 'Cart('],
-  ] as const)('%s target %s on the fixture repository: nothing only the evidence holds', async (kind, startsWith) => {
+    ['line', 'inventory.restock(sku, 1)', ['restock']],
+    ['line', 'cart.add_item(sku, price, quantity)', ['add_item']],
+    ['api', 'Cart(', []],
+  ] as const)('%s target %s on the fixture repository: evidence-only identifiers %j', async (kind, startsWith, expected) => {
     const tokenizer = new LineTokenizer({ tokenize: vocab.tokenize });
     const repo = await openRepository(ROOT, DEFAULT_SETTINGS, tokenizer);
     try {
@@ -206,11 +208,11 @@ describe('evidenceOnlyIdentifiers', () => {
       const target = findTargets(file, repo.index, repo.parser)[kind].find((t) => t.text.startsWith(startsWith))!;
       const prompt: PromptSettings = { contextSize: 1024, settings: DEFAULT_SETTINGS, special, echoLines: 2 };
       const built = (await targetSequences(repo, prompt, file.absPath, file.text, target))!;
-      // `Cart` is imported in the prefix. `restock` and `add_item` are defined only in shop/, but
-      // retrieval brings their classes' headers (the import outline lists classes, not methods),
-      // so a model could not copy them from these prompts: the set leaves such targets out.
+      // `Cart` is imported in the prefix. `restock` and `add_item` are defined only in shop/:
+      // retrieval brings their classes with their methods' signatures, so only the evidence
+      // holds them and a model can copy them from these prompts.
       expect(built.rag).toBeDefined();
-      expect(built.evidenceOnly).toEqual([]);
+      expect(built.evidenceOnly).toEqual(expected);
     } finally {
       repo.dispose();
     }

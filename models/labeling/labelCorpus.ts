@@ -13,7 +13,7 @@ import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
-import { findBundledModel } from '../../server/src/completion/modelManager.js';
+import { findBundledModel } from '../../server/src/completion/modelChoice.js';
 import { ContextOverflowError, type CompletionModel, type ModelSession } from '../../server/src/model/completionModel.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';

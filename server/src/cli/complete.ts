@@ -4,9 +4,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import type { SettingsPatch, PolicyName } from '../../../shared/settings.js';
+import { DEFAULT_SETTINGS, type SettingsPatch, type PolicyName } from '../../../shared/settings.js';
 import type { CompletionEngine } from '../completion/engine.js';
-import { findBundledModel } from '../completion/modelManager.js';
+import { existsSync } from 'node:fs';
+import { planModel } from '../completion/modelChoice.js';
+import { resolveCatalogModel } from '../modelStore/catalog.js';
 import type { EngineFactory } from '../lsp/server.js';
 import type { Logger } from '../util/logger.js';
 import { findWorkspaceRoot, isDirectory, parseLocation, type CliLocation } from './location.js';
@@ -20,6 +22,8 @@ export interface CompleteOptions {
   model?: string;
   threads?: number;
   json?: boolean;
+  /** Put the rendered generation prompt into the trace and print it. */
+  showPrompt?: boolean;
 }
 
 /** Everything `complete` needs from its caller. */
@@ -34,10 +38,17 @@ export interface CompleteDeps {
   findBundledModel?: () => string | undefined;
 }
 
+/** `--model` takes a file, or a catalog name (`qwen2.5-coder-1.5b`) when no such file exists. */
+function modelSettings(value: string | undefined): SettingsPatch {
+  if (!value) return {};
+  const isCatalogName = !existsSync(value) && resolveCatalogModel(value).kind === 'ok';
+  return isCatalogName ? { model: value } : { modelPath: value };
+}
+
 /** The message when no model can be found, with both ways to pass one. */
 export const NO_MODEL_HELP = [
-  'No model is bundled yet (models/default/*.gguf is absent) and none is configured.',
-  'Pass a GGUF model with --model PATH, or set REPOSHAPLEY_MODEL=PATH.',
+  'No model is available: the default model is not downloaded and this build bundles no fallback.',
+  'Run `reposhapley model pull`, or pass a GGUF model with --model PATH, or set REPOSHAPLEY_MODEL=PATH.',
 ].join('\n');
 
 /** Runs `complete`; resolves with the process exit code. */
@@ -48,9 +59,13 @@ export async function runComplete(locationText: string, options: CompleteOptions
     output.err(`expected FILE:LINE:COL (1-based), got "${locationText}"`);
     return EXIT_FAILURE;
   }
-  const modelPath = options.model || (deps.env ?? process.env).REPOSHAPLEY_MODEL || undefined;
-  if (!modelPath && !(deps.findBundledModel ?? findBundledModel)()) {
-    output.err(NO_MODEL_HELP);
+  const settings = settingsFrom(options);
+  const plan = planModel(
+    { ...DEFAULT_SETTINGS, ...settings },
+    { env: deps.env, ...(deps.findBundledModel ? { bundled: deps.findBundledModel } : {}) },
+  );
+  if (plan.candidates.length === 0) {
+    output.err(plan.notice ? `${plan.notice}\n${NO_MODEL_HELP}` : NO_MODEL_HELP);
     return EXIT_NO_MODEL;
   }
   const text = await readFile(location.file, 'utf8').catch(() => undefined);
@@ -68,7 +83,7 @@ export async function runComplete(locationText: string, options: CompleteOptions
     output.err(`workspace ${root} is not a directory`);
     return EXIT_FAILURE;
   }
-  const engine = await deps.createEngine({ logger: deps.logger, settings: settingsFrom(options, modelPath) });
+  const engine = await deps.createEngine({ logger: deps.logger, settings });
   try {
     return await completeWith(engine, root, location, text, options, deps);
   } finally {
@@ -85,11 +100,12 @@ export function positionProblem(text: string, location: CliLocation): string | u
   return undefined;
 }
 
-function settingsFrom(options: CompleteOptions, modelPath: string | undefined): SettingsPatch {
+function settingsFrom(options: CompleteOptions): SettingsPatch {
   return {
-    ...(modelPath ? { modelPath } : {}),
+    ...modelSettings(options.model),
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    ...(options.showPrompt ? { tracePrompt: true } : {}),
   };
 }
 

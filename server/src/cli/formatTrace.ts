@@ -26,6 +26,7 @@ export function formatTrace(trace: CompletionTrace): string[] {
   const kept = trace.candidates.filter((candidate) => candidate.kept).length;
   return [
     `outcome: ${trace.outcome}${trace.message ? ` (${trace.message})` : ''}${trace.cached ? ', cached' : ''}`,
+    ...(trace.model ? [`model: ${trace.model.label}, layout ${trace.model.layout}${trace.model.fallback ? ' (FALLBACK: the model asked for is not available)' : ''}`] : []),
     `policy: ${trace.policy} -> ${trace.effectivePolicy}; decision: ${trace.decision}${need}`,
     `candidates: ${trace.candidates.length} retrieved, ${kept} kept`,
     ...trace.candidates.map(formatCandidate),
@@ -34,6 +35,7 @@ export function formatTrace(trace: CompletionTrace): string[] {
     `timings: retrieval ${ms(timings.retrievalMs)}, prompt ${ms(timings.promptMs)}, decision ${ms(timings.decisionMs)}, ` +
       `selection ${ms(timings.selectionMs)}, generation ${ms(timings.generationMs)}, total ${ms(timings.totalMs)}`,
     `index version ${trace.indexVersion}; trace ${trace.traceId}`,
+    ...(trace.prompt === undefined ? [] : ['--- prompt ---', trace.prompt]),
   ];
 }
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
-import type { CompletionTrace } from '../../../shared/messages.js';
+import type { CompletionTrace, PullModelResult, TraceModel } from '../../../shared/messages.js';
 import type { CompletionSettings, SettingsPatch } from '../../../shared/settings.js';
 import { WorkspaceIndex } from '../indexing/workspaceIndex.js';
 import type { CompletionModel, ModelSession } from '../model/completionModel.js';
@@ -16,10 +16,14 @@ import { LexicalIndex } from '../retrieval/lexicalIndex.js';
 import { Retriever } from '../retrieval/retriever.js';
 import type { Logger } from '../util/logger.js';
 import type {
-  CompletionEngine, CompletionOutcome, CompletionRequest, DocumentEdit, IndexProgress, IndexStats, UserNotice,
-  WatchedFileEvent,
+  CompletionEngine, CompletionOutcome, CompletionRequest, DocumentEdit, IndexProgress, IndexStats, ModelPullProgress, ModelStatus,
+  UserNotice, WatchedFileEvent,
 } from './engine.js';
-import { ModelManager, type ModelLoader } from './modelManager.js';
+import { planModel, type ModelPlanInputs } from './modelChoice.js';
+import { ModelManager, type ModelLoader, type ModelState } from './modelManager.js';
+import { ModelPuller, type PullFunction } from './modelPuller.js';
+
+type LoadedModel = Extract<ModelState, { kind: 'ok' }>;
 import { uriToPath } from '../workspace/paths.js';
 import { OpenDocuments } from './openDocuments.js';
 import { runPipeline } from './pipeline.js';
@@ -31,6 +35,10 @@ export interface EngineOptions {
   settings?: SettingsPatch;
   /** Override model loading (tests); default loads GGUF files with node-llama-cpp. */
   modelLoader?: ModelLoader;
+  /** Override pulling catalog models (tests); default: the model store's pullCatalogModel. */
+  pull?: PullFunction;
+  /** Environment and bundled-model lookup for choosing the model (tests). */
+  plan?: ModelPlanInputs;
 }
 
 const TRACES_KEPT = 200;
@@ -43,7 +51,7 @@ const BUFFER_INDEX_DELAY_MS = 300;
 
 /** A model taken for one completion, with the model lock held until `release`. */
 type AcquiredModel =
-  | { kind: 'ok'; model: CompletionModel; release: () => void }
+  | { kind: 'ok'; state: LoadedModel; release: () => void }
   | { kind: 'no-model'; message: string }
   | { kind: 'cancelled' };
 
@@ -68,9 +76,15 @@ class RepoShapleyEngine implements CompletionEngine {
   private readonly modelLock = new Mutex();
   private readonly noticeListeners: ((notice: UserNotice) => void)[] = [];
   private readonly noticesSent = new Set<string>();
+  private readonly modelStatusListeners: ((status: ModelStatus) => void)[] = [];
+  private lastModelStatus?: string;
+  private readonly puller: ModelPuller;
+  private readonly planInputs: ModelPlanInputs;
   private readonly sessions = new WeakMap<CompletionModel, Promise<ModelSession>>();
   private readonly tokenizers = new WeakMap<CompletionModel, LineTokenizer>();
   private latestTraceId?: string;
+  /** Workspace roots as last indexed; the repository format names the one holding a document. */
+  private roots: string[] = [];
   private disposed = false;
 
   constructor(options: EngineOptions) {
@@ -83,7 +97,9 @@ class RepoShapleyEngine implements CompletionEngine {
     this.lexical = new LexicalIndex(this.index);
     this.index.onDidChange((changes) => this.lexical.applyChanges(changes));
     this.retriever = new Retriever(this.index, this.lexical);
-    this.models = new ModelManager(options.modelLoader ?? loadWithLlama, options.logger, { lock: this.modelLock });
+    this.planInputs = options.plan ?? {};
+    this.models = new ModelManager(options.modelLoader ?? loadWithLlama, options.logger, { lock: this.modelLock, plan: this.planInputs });
+    this.puller = new ModelPuller(options.logger, options.pull);
   }
 
   get indexVersion(): number {
@@ -93,6 +109,7 @@ class RepoShapleyEngine implements CompletionEngine {
   async indexWorkspace(roots: string[], onProgress: (p: IndexProgress) => void, signal?: AbortSignal): Promise<IndexStats> {
     const started = performance.now();
     const resolved = roots.map((root) => path.resolve(root));
+    this.roots = resolved;
     await this.index.indexRoots(resolved, { onProgress, signal });
     const stats = this.index.stats();
     // Load the model now, so the first keystroke does not pay for it and a missing model is
@@ -132,9 +149,41 @@ class RepoShapleyEngine implements CompletionEngine {
   }
 
   /** Load the model in the background so the first completion does not pay for it. */
-  async warmModel(): Promise<void> {
+  async warmModel(): Promise<ModelState> {
     const state = await this.models.get(this.settings);
-    if (state.kind === 'no-model') this.notify({ severity: 'error', message: state.message, status: 'no-model' });
+    this.reportModel(state);
+    return state;
+  }
+
+  async pullModel(name: string | undefined, onProgress: (progress: ModelPullProgress) => void, signal: AbortSignal): Promise<PullModelResult> {
+    const wanted = name ?? this.settings.model;
+    const pulled = await this.puller.pullModel(wanted, this.settings.modelCacheDir || undefined, onProgress, signal);
+    if (pulled.kind === 'error') return { kind: 'error', code: pulled.code, message: pulled.message };
+    const result = { kind: 'ok' as const, name: wanted, path: pulled.path, source: pulled.source };
+    // Loaded now (the plan sees the verified file), so the answer can say completions use it.
+    const selected = planModel(this.settings, this.planInputs).candidates[0]?.path === pulled.path;
+    if (!selected) return { ...result, inUse: false };
+    if (!this.settings.enabled || this.disposed) return { ...result, inUse: true }; // loads at the first completion
+    const state = await this.warmModel();
+    return { ...result, inUse: state.kind === 'ok' && !state.isFallback && state.label === wanted };
+  }
+
+  /**
+   * Tells listeners the model in use and whether the one asked for can be pulled, when that
+   * changed, and says once why no model, or not the one asked for, is in use.
+   */
+  private reportModel(state: ModelState): void {
+    const offersPull = state.pullable ? { offersPull: true } : {};
+    if (state.kind === 'no-model') this.notify({ severity: 'error', message: state.message, status: 'no-model', ...offersPull });
+    else if (state.notice) this.notify({ severity: 'warning', message: state.notice, ...offersPull });
+    const status: ModelStatus = {
+      ...(state.kind === 'ok' ? { model: { label: state.label, fallback: state.isFallback } } : {}),
+      ...(state.pullable ? { pullable: state.pullable } : {}),
+    };
+    const key = JSON.stringify(status);
+    if (key === this.lastModelStatus) return;
+    this.lastModelStatus = key;
+    for (const listener of this.modelStatusListeners) listener(status);
   }
 
   async complete(request: CompletionRequest, signal: AbortSignal): Promise<CompletionOutcome> {
@@ -144,7 +193,7 @@ class RepoShapleyEngine implements CompletionEngine {
     const acquired = await this.acquireModel(signal);
     if (acquired.kind !== 'ok') return acquired;
     try {
-      return await this.completeWithModel(request, document.text, acquired.model, signal);
+      return await this.completeWithModel(request, document.text, acquired.state, signal);
     } catch (error) {
       // An abort mid-decision surfaces as the signal's reason: a cancellation, not a failure.
       if (signal.aborted) return { kind: 'cancelled' };
@@ -163,32 +212,32 @@ class RepoShapleyEngine implements CompletionEngine {
     for (;;) {
       if (this.disposed) return { kind: 'cancelled' };
       const state = await this.models.get(this.settings);
-      if (state.kind === 'no-model') {
-        this.notify({ severity: 'error', message: state.message, status: 'no-model' });
-        return state;
-      }
+      this.reportModel(state);
+      if (state.kind === 'no-model') return state;
       const release = await this.modelLock.acquire(signal);
       if (!release) return { kind: 'cancelled' };
-      if (this.models.isCurrent(state.model)) return { kind: 'ok', model: state.model, release };
+      if (this.models.isCurrent(state.model)) return { kind: 'ok', state, release };
       release();
     }
   }
 
   private async completeWithModel(
-    request: CompletionRequest, text: string, model: CompletionModel, signal: AbortSignal,
+    request: CompletionRequest, text: string, loaded: LoadedModel, signal: AbortSignal,
   ): Promise<CompletionOutcome> {
+    const { model, layout } = loaded;
     const absPath = uriToPath(request.uri);
     // Retrieval reads the other open documents as they are now; this one's own entry may lag a
     // few keystrokes (its text, the prompt's prefix and suffix, is always current).
     this.index.flushBufferEdits(absPath);
     const output = await runPipeline({
-      uri: request.uri, text, relPath: absPath ? this.index.relPathOf(absPath) : undefined,
+      uri: request.uri, text, relPath: absPath ? this.index.relPathOf(absPath) : undefined, repoName: this.repoNameOf(absPath), layout,
       position: { line: request.line, character: request.character }, mode: request.mode,
       settings: this.settings, model, session: await this.sessionFor(model), tokenizer: this.tokenizerFor(model),
     }, { index: this.index, retriever: this.retriever, logger: this.logger }, signal);
     if (output.trace.outcome === 'cancelled') return { kind: 'cancelled' };
     const traceId = randomUUID();
-    this.traces.set(traceId, { ...output.trace, traceId, cached: false });
+    const traced: TraceModel = { label: loaded.label, layout: layout.name, fallback: loaded.isFallback };
+    this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced });
     this.latestTraceId = traceId;
     return { kind: 'ok', text: output.text, traceId, cached: false };
   }
@@ -202,8 +251,13 @@ class RepoShapleyEngine implements CompletionEngine {
     this.noticeListeners.push(listener);
   }
 
+  onModelStatus(listener: (status: ModelStatus) => void): void {
+    this.modelStatusListeners.push(listener);
+  }
+
   async dispose(): Promise<void> {
     this.disposed = true;
+    this.puller.dispose();
     await this.models.dispose();
     this.index.dispose();
   }
@@ -212,6 +266,11 @@ class RepoShapleyEngine implements CompletionEngine {
     if (this.noticesSent.has(notice.message)) return;
     this.noticesSent.add(notice.message);
     for (const listener of this.noticeListeners) listener(notice);
+  }
+
+  private repoNameOf(absPath: string | undefined): string {
+    const root = absPath ? this.roots.find((r) => absPath.startsWith(r + path.sep)) : undefined;
+    return path.basename(root ?? this.roots[0] ?? (absPath ? path.dirname(absPath) : '')) || 'workspace';
   }
 
   private sessionFor(model: CompletionModel): Promise<ModelSession> {

@@ -3,7 +3,7 @@
  * the loaded model and the completion pipeline; it never sees an LSP connection.
  * Positions are 0-based lines and UTF-16 code-unit characters (LSP's default encoding).
  */
-import type { CompletionTrace } from '../../../shared/messages.js';
+import type { CompletionTrace, PullableModel, PullModelResult, StatusModel } from '../../../shared/messages.js';
 import type { SettingsPatch, CompletionSettings } from '../../../shared/settings.js';
 
 /** A text edit in a document, as LSP incremental sync sends it (range may be out of bounds: it is clamped). */
@@ -68,6 +68,27 @@ export interface UserNotice {
    * could be found or loaded, `error` for a server-wide failure. Omit for per-file problems.
    */
   status?: 'no-model' | 'error';
+  /**
+   * True when the fix is pulling the configured catalog model ({@link CompletionEngine.pullModel}):
+   * a client that offers the download itself may show its offer instead of this notice.
+   */
+  offersPull?: boolean;
+}
+
+/** The model in use and whether the one asked for can be pulled; sent when either changes. */
+export interface ModelStatus {
+  /** The loaded model; absent while none is. */
+  model?: StatusModel;
+  /** The configured catalog model, while it is not in the cache. */
+  pullable?: PullableModel;
+}
+
+/** Progress of a model pull, for a progress bar. */
+export interface ModelPullProgress {
+  /** 0-100 over the whole pull; never goes down. */
+  percentage: number;
+  /** One line, e.g. "assembling 210 / 491 MB, 12 MB/s". */
+  message: string;
 }
 
 export interface CompletionEngine {
@@ -88,5 +109,14 @@ export interface CompletionEngine {
   trace(traceId?: string): CompletionTrace | undefined;
   /** Subscribe to user-facing notices; each distinct problem is emitted once. */
   onNotice(listener: (notice: UserNotice) => void): void;
+  /** Subscribe to the model status; emitted when a model is loaded or looked for and it changed. */
+  onModelStatus(listener: (status: ModelStatus) => void): void;
+  /**
+   * Pulls catalog model `name` (default: the `model` setting) into the model cache (the
+   * `modelCacheDir` setting), then loads it when the settings select it, so the next completion
+   * uses it. One pull at a time: the same model joins the running pull, another one is `busy`.
+   * Aborting `signal` abandons the wait; the pull stops when no caller waits for it any more.
+   */
+  pullModel(name: string | undefined, onProgress: (progress: ModelPullProgress) => void, signal: AbortSignal): Promise<PullModelResult>;
   dispose(): Promise<void>;
 }

@@ -1,11 +1,13 @@
 /** ModelManager orchestration with a fake loader: retrying failed loads, retiring replaced models. */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import type { CompletionModel, ModelInfo } from '../model/completionModel.js';
 import { silentLogger } from '../util/logger.js';
 import { Mutex } from '../util/mutex.js';
+import { DEFAULT_MODEL_NAME, MODEL_CATALOG } from '../modelStore/catalog.js';
+import { writeVerifiedMark } from '../modelStore/sidecar.js';
 import { ModelManager, RETRY_CHECK_MS, type ModelLoader } from './modelManager.js';
 import { settingsFrom } from './settings.js';
 
@@ -22,7 +24,7 @@ function settings(modelPath: string, threads = 0) {
 /** A model that only records its disposal. */
 function fakeModel(file: string): CompletionModel & { disposed: boolean } {
   return {
-    info: { path: file, threads: 1, gpuLayers: 0, hasControlTokens: false } as ModelInfo,
+    info: { path: file, threads: 1, gpuLayers: 0, hasControlTokens: false, special: {}, echoLines: 0 } as unknown as ModelInfo,
     disposed: false,
     tokenize: () => [],
     detokenize: () => '',
@@ -86,4 +88,32 @@ test('a replaced model leaves service at once and is disposed only when the mode
   const replaced = await next;
   expect(old.disposed).toBe(true);
   expect(replaced.kind === 'ok' && models.isCurrent(replaced.model)).toBe(true);
+});
+
+test('the pulled model failing to load: the bundled model answers, labelled fallback, and the notice says why', async () => {
+  let now = 1_000;
+  const entry = MODEL_CATALOG.find((e) => e.name === DEFAULT_MODEL_NAME)!;
+  const pulled = path.join(dir, entry.fileName);
+  const bundled = path.join(dir, 'small.gguf');
+  writeFileSync(pulled, 'corrupt');
+  await writeVerifiedMark(pulled, entry.sha256);
+  writeFileSync(bundled, 'small model');
+  const files = fileLoader();
+  const loader: ModelLoader = async (options, logger) => (options.path === pulled && readFileSync(pulled, 'utf8') === 'corrupt'
+    ? { kind: 'invalid', message: `${pulled} is not a valid GGUF file` }
+    : files(options, logger));
+  const models = new ModelManager(loader, silentLogger, { lock: new Mutex(), now: () => now, plan: { env: {}, bundled: () => bundled } });
+  const current = settingsFrom({ modelCacheDir: dir });
+
+  const first = await models.get(current);
+  expect(first).toMatchObject({ kind: 'ok', label: 'small.gguf', isFallback: true });
+  expect(first.kind === 'ok' && first.notice).toMatch(/is not a valid GGUF file/);
+
+  // The pulled file is repaired (pulled again): the next request after the check interval loads it.
+  writeFileSync(pulled, 'good model');
+  await writeVerifiedMark(pulled, entry.sha256);
+  now += RETRY_CHECK_MS;
+  const second = await models.get(current);
+  expect(second).toMatchObject({ kind: 'ok', label: DEFAULT_MODEL_NAME, isFallback: false });
+  expect(second.kind === 'ok' && second.notice).toBeUndefined();
 });

@@ -1,14 +1,16 @@
 /**
- * Owns the loaded model: finds it (setting, REPOSHAPLEY_MODEL, the bundled default), loads it
- * lazily and once, reloads when the path, threads or GPU layers change, retries a failed load
- * once its file changed, and turns every failure into one user-facing message with the fix.
- * The server keeps serving without a model.
+ * Owns the loaded model: finds it (modelChoice.ts: setting, REPOSHAPLEY_MODEL, the pulled catalog
+ * model, the bundled fallback), loads it lazily and once, reloads when the files to try, threads
+ * or GPU layers change (a pull that finishes is picked up at the next request), retries a failed
+ * load once its file changed, and turns every failure into one user-facing message with the fix.
+ * The server keeps serving without a model, and on the fallback when the model asked for fails.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { CompletionSettings } from '../../../shared/settings.js';
+import { statSync } from 'node:fs';
+import type { PullableModel } from '../../../shared/messages.js';
+import type { CompletionSettings, LayoutPreference } from '../../../shared/settings.js';
 import type { CompletionModel, LoadModelOptions, LoadModelResult } from '../model/completionModel.js';
+import { chooseLayout, type PromptLayout } from '../prompt/layouts.js';
+import { planModel, type ModelCandidate, type ModelPlanInputs } from './modelChoice.js';
 import type { Logger } from '../util/logger.js';
 import type { Mutex } from '../util/mutex.js';
 
@@ -16,26 +18,22 @@ import type { Mutex } from '../util/mutex.js';
 export type ModelLoader = (options: LoadModelOptions, logger: Logger) => Promise<LoadModelResult>;
 
 export type ModelState =
-  | { kind: 'ok'; model: CompletionModel }
-  | { kind: 'no-model'; message: string };
-
-/** The folder holding the bundled default model (works from src via tsx and from dist). */
-export function defaultModelDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return path.join(dir, 'models', 'default');
-}
-
-/** The bundled default model file, if one is shipped. */
-export function findBundledModel(dir = defaultModelDir()): string | undefined {
-  if (!existsSync(dir)) return undefined;
-  const ggufs = readdirSync(dir).filter((f) => f.endsWith('.gguf')).sort();
-  return ggufs.length > 0 ? path.join(dir, ggufs[0]!) : undefined;
-}
+  /** A loaded model and the prompt layout chosen for it, once, at load. */
+  | {
+    kind: 'ok'; model: CompletionModel; layout: PromptLayout;
+    /** What the model is called in traces and the status bar, and whether it stands in for another. */
+    label: string; isFallback: boolean;
+    /** Why the model asked for is not the one loaded, with the fix (shown once). */
+    notice?: string;
+    /** The catalog model asked for, while pulling it is the fix. */
+    pullable?: PullableModel;
+  }
+  | { kind: 'no-model'; message: string; pullable?: PullableModel };
 
 export const NO_MODEL_MESSAGE =
-  'No model is bundled yet and none is configured. Pass one with `--model PATH` (CLI), ' +
-  'set `reposhapley.modelPath` to a GGUF file (editor settings), or set REPOSHAPLEY_MODEL.';
+  'No model is available: none is configured, the default model is not downloaded and this build bundles no ' +
+  'fallback. Run `reposhapley model pull`, pass one with `--model PATH` (CLI), set `reposhapley.modelPath` to a ' +
+  'GGUF file (editor settings), or set REPOSHAPLEY_MODEL.';
 
 /**
  * How often, at most, the file of a failed load is looked at again (one stat, at a completion
@@ -51,6 +49,18 @@ export interface ModelManagerOptions {
   lock: Mutex;
   /** Milliseconds clock for the retry throttle (tests). */
   now?: () => number;
+  /** Environment and bundled-model lookup for the model plan (tests). */
+  plan?: ModelPlanInputs;
+}
+
+/** What one load is asked to do: files to try in order, and the runtime options. */
+interface LoadRequest {
+  candidates: ModelCandidate[];
+  notice?: string;
+  pullable?: PullableModel;
+  threads: number;
+  gpuLayers: LoadModelOptions['gpuLayers'];
+  layout: LayoutPreference;
 }
 
 /** One load: its settings key, its outcome, and for a failure what to watch for a retry. */
@@ -73,17 +83,20 @@ export class ModelManager {
   private readonly live = new Set<CompletionModel>();
   private readonly lock: Mutex;
   private readonly now: () => number;
+  private readonly planInputs: ModelPlanInputs;
 
   constructor(private readonly loader: ModelLoader, private readonly logger: Logger, options: ModelManagerOptions) {
     this.lock = options.lock;
     this.now = options.now ?? (() => performance.now());
+    this.planInputs = options.plan ?? {};
   }
 
   /** The model for these settings, loading (or reloading) it when needed. */
   get(settings: CompletionSettings): Promise<ModelState> {
-    const options = this.optionsFor(settings);
-    const key = options ? JSON.stringify(options) : 'none';
-    if (this.current?.key !== key || this.shouldRetry(this.current)) this.current = this.startLoad(key, options);
+    const plan = planModel(settings, this.planInputs);
+    const request: LoadRequest = { ...plan, threads: settings.threads, gpuLayers: settings.gpuLayers, layout: settings.layout };
+    const key = JSON.stringify(request);
+    if (this.current?.key !== key || this.shouldRetry(this.current)) this.current = this.startLoad(key, request);
     return this.current.state;
   }
 
@@ -102,12 +115,6 @@ export class ModelManager {
     if (state?.kind === 'ok') await this.retire(state.model);
   }
 
-  private optionsFor(settings: CompletionSettings): LoadModelOptions | undefined {
-    const modelPath = settings.modelPath || process.env.REPOSHAPLEY_MODEL || findBundledModel();
-    if (!modelPath) return undefined;
-    return { path: path.resolve(modelPath), threads: settings.threads, gpuLayers: settings.gpuLayers };
-  }
-
   /**
    * A failed load is tried again once its file changed (put back, replaced, repaired), so the
    * user need not restart or touch a setting. Checked at most every RETRY_CHECK_MS: this runs on
@@ -120,10 +127,10 @@ export class ModelManager {
     return fileStamp(failure.path) !== failure.stamp;
   }
 
-  private startLoad(key: string, options: LoadModelOptions | undefined): Load {
+  private startLoad(key: string, request: LoadRequest): Load {
     const load: Load = {
       key,
-      state: this.load(options, this.current?.state).then((outcome) => {
+      state: this.load(request, this.current?.state).then((outcome) => {
         load.failure = outcome.failure;
         return outcome.state;
       }),
@@ -131,31 +138,48 @@ export class ModelManager {
     return load;
   }
 
+  /**
+   * Tries the candidates in order. A failure of the model asked for is remembered (and retried
+   * once its file changes) even when the fallback then loads, and is part of the notice.
+   */
   private async load(
-    options: LoadModelOptions | undefined, previous: Promise<ModelState> | undefined,
+    request: LoadRequest, previous: Promise<ModelState> | undefined,
   ): Promise<{ state: ModelState; failure?: FailedLoad }> {
     const old = await previous;
     if (old?.kind === 'ok') await this.retire(old.model);
-    if (!options) return { state: { kind: 'no-model', message: NO_MODEL_MESSAGE } };
-    // Stamped before loading: a file that changes while it loads is seen as changed afterwards.
-    const stamp = fileStamp(options.path);
-    const started = performance.now();
-    const result = await this.loader(options, this.logger).catch((error: unknown) => ({
+    let failure: FailedLoad | undefined;
+    const problems: string[] = request.notice ? [request.notice] : [];
+    for (const candidate of request.candidates) {
+      const options: LoadModelOptions = { path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers };
+      // Stamped before loading: a file that changes while it loads is seen as changed afterwards.
+      const stamp = fileStamp(options.path);
+      const result = await this.loadOne(options);
+      if (result.kind === 'ok') return { state: this.loaded(result.model, candidate, request, problems), failure };
+      failure ??= { path: options.path, stamp, checkedAt: this.now() };
+      problems.push(candidate.isFallback ? `The bundled fallback failed too: ${result.message}` : result.message);
+    }
+    const message = problems.join(' ') || NO_MODEL_MESSAGE;
+    return { state: request.pullable ? { kind: 'no-model', message, pullable: request.pullable } : { kind: 'no-model', message }, failure };
+  }
+
+  private async loadOne(options: LoadModelOptions): Promise<LoadModelResult> {
+    return this.loader(options, this.logger).catch((error: unknown) => ({
       kind: 'error' as const, message: `Loading ${options.path} failed: ${String(error)}`,
     }));
-    if (result.kind !== 'ok') {
-      return {
-        state: { kind: 'no-model', message: result.message },
-        failure: { path: options.path, stamp, checkedAt: this.now() },
-      };
-    }
-    const { info } = result.model;
+  }
+
+  private loaded(model: CompletionModel, candidate: ModelCandidate, request: LoadRequest, problems: readonly string[]): ModelState {
+    const { info } = model;
+    const layout = chooseLayout(info, request.layout);
     this.logger.info(
-      `model ${info.path} loaded in ${Math.round(performance.now() - started)} ms ` +
-      `(${info.threads} threads, ${info.gpuLayers} GPU layers, control tokens: ${info.hasControlTokens})`,
+      `model ${candidate.label} (${info.path}) loaded ` +
+      `(${info.threads} threads, ${info.gpuLayers} GPU layers, control tokens: ${info.hasControlTokens}, layout ${layout.name})`,
     );
-    this.live.add(result.model);
-    return { state: { kind: 'ok', model: result.model } };
+    this.live.add(model);
+    const state: ModelState = { kind: 'ok', model, layout, label: candidate.label, isFallback: candidate.isFallback };
+    if (problems.length > 0) state.notice = problems.join(' ');
+    if (request.pullable) state.pullable = request.pullable;
+    return state;
   }
 
   /**

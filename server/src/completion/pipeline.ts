@@ -4,16 +4,16 @@
  */
 import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
 import { FALLBACK_NEED_THRESHOLD, type CompletionSettings } from '../../../shared/settings.js';
-import { layoutFor, resolvePolicy } from '../control/resolvePolicy.js';
+import { resolvePolicy } from '../control/resolvePolicy.js';
 import type { PolicyContext, PolicyResult } from '../control/types.js';
 import type { IndexView } from '../indexing/types.js';
 import type { CompletionModel, ModelSession } from '../model/completionModel.js';
 import type { PackedChunk } from '../prompt/budget.js';
-import { fitBudgetsToContext, packCandidates } from '../prompt/budget.js';
+import { fitBudgetsToContext } from '../prompt/budget.js';
+import type { PromptLayout } from '../prompt/layouts.js';
 import type { LineTokenizer } from '../prompt/lineTokenizer.js';
-import { planPlainFim } from '../prompt/plainFim.js';
 import { renderSegments, toTokenIds } from '../prompt/segments.js';
-import { planPrompt, type PromptPlan } from '../prompt/sequences.js';
+import type { PromptPlan } from '../prompt/sequences.js';
 import type { Retriever } from '../retrieval/retriever.js';
 import type { Candidate } from '../retrieval/types.js';
 import type { Logger } from '../util/logger.js';
@@ -28,11 +28,15 @@ export interface PipelineInput {
   text: string;
   /** Workspace-relative path when the document is inside a root. */
   relPath?: string;
+  /** The workspace folder's name, for layouts that name the repository. */
+  repoName: string;
   position: { line: number; character: number };
   /** Force single-line or block completions; default decides from the cursor. */
   mode?: 'line' | 'block' | 'auto';
   settings: CompletionSettings;
   model: CompletionModel;
+  /** The model's prompt layout, chosen once when it loaded. */
+  layout: PromptLayout;
   session: ModelSession;
   tokenizer: LineTokenizer;
 }
@@ -74,12 +78,12 @@ function isMultiLine(input: PipelineInput, split: CursorSplit): boolean {
 function buildContext(
   input: PipelineInput, deps: PipelineDeps, split: CursorSplit, signal: AbortSignal, addRetrievalMs: (ms: number) => void,
 ): PolicyContext {
-  const { settings, model, tokenizer } = input;
-  const layout = layoutFor(model.info);
+  const { settings, model, tokenizer, layout } = input;
   const budgets = fitBudgetsToContext(settings.budgets, model.info.contextSize, settings.maxTokens, settings.topK);
-  const plan = layout === 'plain-fim'
-    ? planPlainFim(split.prefix, split.suffix, [], budgets, tokenizer)
-    : planPrompt(split.prefix, split.suffix, [], budgets, tokenizer, model.info.echoLines);
+  const plan = layout.planInFile(
+    { prefix: split.prefix, suffix: split.suffix, path: input.relPath ?? documentName(input.uri), repoName: input.repoName },
+    budgets, tokenizer,
+  );
   let retrieved: { candidates: Candidate[]; packed: PackedChunk[] } | undefined;
   return {
     layout, session: input.session, special: model.info.special, inFile: plan, signal,
@@ -94,13 +98,16 @@ function buildContext(
           prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line },
         { topK: settings.topK, windowLines: settings.windowLines },
       );
-      const packed = layout === 'plain-fim'
-        ? planPlainFim('', '', candidates, budgets, tokenizer).packed
-        : packCandidates(candidates, budgets.chunkTokens, tokenizer);
+      const packed = layout.pack(candidates, budgets, tokenizer);
       addRetrievalMs(performance.now() - t0);
       return (retrieved = { candidates, packed });
     },
   };
+}
+
+/** A document outside every workspace root is named by its file name. */
+function documentName(uri: string): string {
+  return decodeURIComponent(uri.slice(uri.lastIndexOf('/') + 1)) || 'untitled';
 }
 
 function postProcess(raw: string, split: CursorSplit, multiLine: boolean): string {

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import type { BinaryDecision, GenerationOptions, ModelSession, SpecialTokenIds } from '../model/completionModel.js';
 import type { PackedChunk } from '../prompt/budget.js';
 import { LineTokenizer } from '../prompt/lineTokenizer.js';
+import { layoutByName } from '../prompt/layouts.js';
 import { toTokenIds } from '../prompt/segments.js';
 import { planPrompt } from '../prompt/sequences.js';
 import { fullRetrievalPolicy } from './fullRetrieval.js';
@@ -44,7 +45,7 @@ function context(session: ScriptedSession, packedCount: number): PolicyContext &
     candidateIndex: i, text: `c${i}\n`, ids: tokenizer.text(`c${i}\n`), reduced: false,
   }));
   const ctx = {
-    retrievals: 0, layout: 'reposhapley' as const, session, special: IDS, signal: new AbortController().signal,
+    retrievals: 0, layout: layoutByName('reposhapley'), session, special: IDS, signal: new AbortController().signal,
     inFile: planPrompt('ab', 'cd', [], { prefixTokens: 100, suffixTokens: 100, chunkTokens: 100 }, tokenizer),
     toIds: (segments: Parameters<typeof toTokenIds>[0]) => toTokenIds(segments, IDS),
     generation: { maxTokens: 8, singleLine: true }, needThreshold: 0.5,

@@ -8,18 +8,13 @@ import type { Logger } from '../util/logger.js';
 import { fullRetrievalPolicy } from './fullRetrieval.js';
 import { noRetrievalPolicy } from './noRetrieval.js';
 import { createRepoShapleyPolicy } from './repoShapley.js';
-import type { ContextPolicy, EffectivePolicy, PromptLayout } from './types.js';
+import type { ContextPolicy, EffectivePolicy } from './types.js';
 
 const repoShapleyPolicy = createRepoShapleyPolicy();
 
 const POLICIES: Record<EffectivePolicy, ContextPolicy> = {
   none: noRetrievalPolicy, full: fullRetrievalPolicy, reposhapley: repoShapleyPolicy,
 };
-
-/** The layout a model supports. */
-export function layoutFor(info: ModelInfo): PromptLayout {
-  return info.hasControlTokens ? 'reposhapley' : 'plain-fim';
-}
 
 /**
  * Resolve the configured policy for a model. Asking for `reposhapley` on a model without

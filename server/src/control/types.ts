@@ -1,6 +1,7 @@
 /** The contract between the completion pipeline and a context-control policy. */
 import type { GenerationOptions, GenerationResult, ModelSession, SpecialTokenIds } from '../model/completionModel.js';
 import type { PackedChunk } from '../prompt/budget.js';
+import type { PromptLayout } from '../prompt/layouts.js';
 import type { Segment } from '../prompt/segments.js';
 import type { PromptPlan } from '../prompt/sequences.js';
 import type { Candidate } from '../retrieval/types.js';
@@ -8,11 +9,9 @@ import type { Candidate } from '../retrieval/types.js';
 /** Policies that actually run; `auto` resolves to one of them. */
 export type EffectivePolicy = 'none' | 'full' | 'reposhapley';
 
-/** The prompt layout the model supports. */
-export type PromptLayout = 'reposhapley' | 'plain-fim';
-
 /** Everything a policy may use. Retrieval is lazy: a policy that never needs it never pays for it. */
 export interface PolicyContext {
+  /** The model's layout, chosen once when it loaded (prompt/layouts.ts). */
   layout: PromptLayout;
   session: ModelSession;
   special: SpecialTokenIds;

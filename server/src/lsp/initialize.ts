@@ -20,9 +20,14 @@ export function onInitialize(state: ServerState) {
     state.capabilities = params.capabilities ?? {};
     state.roots = workspaceRoots(params);
     state.completionCommand = readCompletionCommand(params.initializationOptions);
+    state.status.clientOffersPull = readModelPullOffer(params.initializationOptions);
     try {
       const engine = await state.createEngine({ logger: state.logger, settings: readSettingsPatch(params.initializationOptions) });
       engine.onNotice((notice) => state.status.notice(notice));
+      engine.onModelStatus((status) => {
+        state.cache.clear(); // answers of a replaced model (a pull finished) must not be served for the new one
+        state.status.modelChanged(status);
+      });
       state.engine = engine;
     } catch (error) {
       state.logger.error(`engine start failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -55,6 +60,15 @@ export function workspaceRoots(params: Pick<InitializeParams, 'workspaceFolders'
   const fromRootUri = typeof params.rootUri === 'string' ? uriToPath(params.rootUri) : undefined;
   if (fromRootUri) return [fromRootUri];
   return typeof params.rootPath === 'string' && params.rootPath ? [params.rootPath] : [];
+}
+
+/**
+ * `initializationOptions.modelPullOffer: true`: the client offers to download a pullable model
+ * (`reposhapley/status` `pullable`, `reposhapley/pullModel`), so the server does not also show
+ * the "not downloaded yet" warning.
+ */
+function readModelPullOffer(options: unknown): boolean {
+  return typeof options === 'object' && options !== null && (options as { modelPullOffer?: unknown }).modelPullOffer === true;
 }
 
 /** `initializationOptions.completionCommand`: a client command to attach to items, opt-in. */

@@ -4,7 +4,7 @@
  * MethodNotFound by vscode-jsonrpc itself.
  */
 import type { Connection } from 'vscode-languageserver/node';
-import { COMPLETION_TRACE_METHOD } from '../../../shared/messages.js';
+import { CompletionTraceRequest, PullModelRequest } from '../../../shared/messages.js';
 import type { Logger } from '../util/logger.js';
 import { onCompletion, emptyCompletionList } from './completion.js';
 import { onCompletionTrace } from './completionTrace.js';
@@ -17,6 +17,7 @@ import { guardNotification as notification, guardRequest as request } from './gu
 import { onInitialize } from './initialize.js';
 import { onInitialized } from './initialized.js';
 import { emptyInlineList, onInlineCompletion } from './inlineCompletion.js';
+import { onPullModel, pullModelFailed } from './pullModel.js';
 import { onExit, onShutdown } from './shutdown.js';
 import { createServerState, type EngineFactory, type ServerState } from './state.js';
 
@@ -35,7 +36,8 @@ export function startLspServer(connection: Connection, createEngine: EngineFacto
   connection.onDidChangeConfiguration(notification(log, 'workspace/didChangeConfiguration', onDidChangeConfiguration(state)));
   connection.languages.inlineCompletion.on(request(log, 'textDocument/inlineCompletion', emptyInlineList, onInlineCompletion(state)));
   connection.onCompletion(request(log, 'textDocument/completion', emptyCompletionList, onCompletion(state)));
-  connection.onRequest(COMPLETION_TRACE_METHOD, request(log, COMPLETION_TRACE_METHOD, () => null, onCompletionTrace(state)));
+  connection.onRequest(CompletionTraceRequest, request(log, CompletionTraceRequest.method, () => null, onCompletionTrace(state)));
+  connection.onRequest(PullModelRequest, request(log, PullModelRequest.method, pullModelFailed, onPullModel(state)));
   connection.onShutdown(request(log, 'shutdown', () => undefined, onShutdown(state)));
   connection.onExit(onExit(state));
   connection.listen();

@@ -3,8 +3,8 @@
  * (`window/showMessage`, each distinct message once).
  */
 import { MessageType, ShowMessageNotification, type Connection } from 'vscode-languageserver/node';
-import { STATUS_NOTIFICATION, type StatusParams } from '../../../shared/messages.js';
-import type { UserNotice } from '../completion/engine.js';
+import { StatusNotification, type StatusParams } from '../../../shared/messages.js';
+import type { ModelStatus, UserNotice } from '../completion/engine.js';
 import type { Logger } from '../util/logger.js';
 
 const MESSAGE_TYPES: Record<UserNotice['severity'], MessageType> = {
@@ -15,12 +15,19 @@ const MESSAGE_TYPES: Record<UserNotice['severity'], MessageType> = {
 
 /**
  * Sends status notifications and shows each user notice once. Remembers a missing model
- * across indexing passes, so "indexed" reads `no-model` until a completion succeeds.
+ * across indexing passes, so "indexed" reads `no-model` until a completion succeeds. Every
+ * status carries the engine's latest model status (the model in use, a pullable model).
  */
 export class StatusReporter {
   private current: StatusParams = { state: 'indexing', message: 'starting' };
   private readonly shownNotices = new Set<string>();
   private missingModel: string | undefined;
+  private modelStatus: ModelStatus = {};
+  /**
+   * Set from `initializationOptions.modelPullOffer`: the client offers the model download
+   * itself, so a warning whose fix is that download is not shown as a message too.
+   */
+  clientOffersPull = false;
 
   constructor(private readonly connection: Connection, private readonly logger: Logger) {}
 
@@ -59,23 +66,45 @@ export class StatusReporter {
     this.send({ state: 'error', message });
   }
 
+  /**
+   * The model in use or the pullable model changed: the status is sent again with them. A model
+   * that loaded (a pull finished) ends a `no-model` state.
+   */
+  modelChanged(status: ModelStatus): void {
+    this.modelStatus = status;
+    if (status.model) this.missingModel = undefined;
+    if (status.model && this.current.state === 'no-model') this.send({ state: 'ready', message: `model ${status.model.label} loaded` });
+    else this.send(this.current);
+  }
+
   /** Shows a notice once per distinct severity+message and updates the status it implies. */
   notice(notice: UserNotice): void {
     const key = `${notice.severity}\u0000${notice.message}`;
     if (this.shownNotices.has(key)) return;
     this.shownNotices.add(key);
     this.logger.info(`notice (${notice.severity}): ${notice.message}`);
-    this.connection.sendNotification(ShowMessageNotification.type, { type: MESSAGE_TYPES[notice.severity], message: notice.message })
-      .catch((error: unknown) => this.logger.debug(`showMessage not sent: ${String(error)}`));
+    if (!this.isOfferedByClient(notice)) this.showMessage(notice);
     if (notice.status === 'no-model') this.modelMissing(notice.message);
     else if (notice.status === 'error' || notice.severity === 'error') this.failed(notice.message);
     else this.send({ ...this.current, message: notice.message });
   }
 
-  /** Sends a status notification (never throws: a closed connection only logs). */
-  private send(params: StatusParams): void {
+  /** A warning whose fix is the download the client offers (the status's `pullable`). */
+  private isOfferedByClient(notice: UserNotice): boolean {
+    return this.clientOffersPull && notice.offersPull === true && notice.severity !== 'error';
+  }
+
+  private showMessage(notice: UserNotice): void {
+    this.connection.sendNotification(ShowMessageNotification.type, { type: MESSAGE_TYPES[notice.severity], message: notice.message })
+      .catch((error: unknown) => this.logger.debug(`showMessage not sent: ${String(error)}`));
+  }
+
+  /** Sends a status notification with the current model status (never throws: a closed connection only logs). */
+  private send(state: StatusParams): void {
+    const { model: _model, pullable: _pullable, ...rest } = state;
+    const params: StatusParams = { ...rest, ...this.modelStatus };
     this.current = params;
-    this.connection.sendNotification(STATUS_NOTIFICATION, params).catch((error: unknown) => {
+    this.connection.sendNotification(StatusNotification, params).catch((error: unknown) => {
       this.logger.debug(`status notification not sent: ${String(error)}`);
     });
   }

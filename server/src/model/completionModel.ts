@@ -12,6 +12,12 @@ export interface SpecialTokenIds {
   endOfText?: number;
   /** Begin-of-text (BOS) id from GGUF metadata; see {@link ModelInfo.addBeginOfText}. */
   beginOfText?: number;
+  /**
+   * Repository-format markers (`<|repo_name|>`, `<|file_sep|>`): models pretrained on whole
+   * repositories (Qwen2.5-Coder) read cross-file context as other files after them.
+   */
+  repoName?: number;
+  fileSeparator?: number;
   /** RepoShapley control tokens (§3.4); present only in models trained with them. */
   need?: number;
   done?: number;
@@ -170,6 +176,8 @@ export interface LoadModelOptions {
   threads: number;
   gpuLayers: 'auto' | number;
   contextSize?: number;
+  /** Tokens evaluated per batch in a prefill; default llama.cpp's (512). See docs/benchmarks.md. */
+  batchSize?: number;
   /**
    * Use flash attention (default false). On llama.cpp's CPU backend it makes logits depend
    * on how a prompt was split into batches (measured up to 3e-3 in a log-probability), so a

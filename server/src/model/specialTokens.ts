@@ -13,6 +13,13 @@ export const FIM_MIDDLE = '<|fim_middle|>';
 /** Ends a document, and the middle span in FIM mode. */
 export const END_OF_TEXT = '<|endoftext|>';
 
+/**
+ * Repository-level markers of Qwen2.5-Coder's pretraining format
+ * (`<|repo_name|>NAME\n<|file_sep|>PATH\nCONTENT…`); prompt/layouts.ts `repo-fim` writes them.
+ */
+export const REPO_NAME = '<|repo_name|>';
+export const FILE_SEPARATOR = '<|file_sep|>';
+
 /** Retrieval-control tokens T_R and candidate-selection tokens T_S (RepoShapley §3.4). */
 export const NEED = '<NEED>';
 export const DONE = '<DONE>';
@@ -129,4 +136,6 @@ export const GGUF_FIM_KEYS = {
   prefix: ['tokenizer.ggml.fim_pre_token_id', 'tokenizer.ggml.prefix_token_id'],
   suffix: ['tokenizer.ggml.fim_suf_token_id', 'tokenizer.ggml.suffix_token_id'],
   middle: ['tokenizer.ggml.fim_mid_token_id', 'tokenizer.ggml.middle_token_id'],
+  repoName: ['tokenizer.ggml.fim_rep_token_id'],
+  fileSeparator: ['tokenizer.ggml.fim_sep_token_id'],
 } as const;

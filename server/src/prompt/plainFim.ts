@@ -5,22 +5,8 @@
  * prefix stays valid code (the CrossCodeEval convention).
  */
 import type { Candidate } from '../retrieval/types.js';
-import { fitPrefix, fitSuffix, packCandidates } from './budget.js';
-import type { LineTokenizer } from './lineTokenizer.js';
 import type { PromptPlan } from './sequences.js';
 import { special, type Segment } from './segments.js';
-import type { PromptBudgets } from '../../../shared/settings.js';
-
-/** Fit context and comment-rendered candidates to the budgets. */
-export function planPlainFim(
-  prefix: string, suffix: string, candidates: readonly Candidate[], budgets: PromptBudgets, tokenizer: LineTokenizer,
-): PromptPlan {
-  return {
-    prefix: fitPrefix(prefix, budgets.prefixTokens, tokenizer),
-    suffix: fitSuffix(suffix, budgets.suffixTokens, tokenizer),
-    packed: packCandidates(candidates, budgets.chunkTokens, tokenizer, commentedChunk),
-  };
-}
 
 /** <PFX>[chunks as comments]Xp<SFX>Xs<MID>, using the packed chunks whose indexes are in `kept`. */
 export function plainFimSegments(plan: PromptPlan, kept: readonly number[]): Segment[] {
@@ -34,7 +20,8 @@ export function plainFimSegments(plan: PromptPlan, kept: readonly number[]): Seg
   ];
 }
 
-function commentedChunk(candidate: Candidate, body: string): string {
+/** A candidate as Python comments headed by its path and line, so the prefix stays valid code. */
+export function commentedChunk(candidate: Candidate, body: string): string {
   const lines = body.replace(/\n$/, '').split('\n').map((line) => (line ? `# ${line}` : '#'));
   return `# Context from ${candidate.chunk.relPath}:${candidate.chunk.startLine + 1}\n${lines.join('\n')}\n`;
 }

@@ -8,6 +8,8 @@ import type { SpecialTokenIds } from '../model/completionModel.js';
 /** Roles of special tokens (RepoShapley §3.4; PFX/SFX/MID are the model's FIM tokens). */
 export type SpecialRole =
   | 'PFX' | 'SFX' | 'MID' | 'EOT' | 'NEED' | 'DONE' | 'KEEP' | 'DROP' | 'SELECT'
+  /** Repository-format markers (Qwen2.5-Coder's `<|repo_name|>`, `<|file_sep|>`). */
+  | 'REPO' | 'FILE_SEP'
   | `C_${number}` | `/C_${number}`;
 
 export type Segment =
@@ -30,6 +32,7 @@ export function specialId(role: SpecialRole, ids: SpecialTokenIds): number | und
   const byRole: Record<string, number | undefined> = {
     PFX: ids.fimPrefix, SFX: ids.fimSuffix, MID: ids.fimMiddle, EOT: ids.endOfText,
     NEED: ids.need, DONE: ids.done, KEEP: ids.keep, DROP: ids.drop, SELECT: ids.select,
+    REPO: ids.repoName, FILE_SEP: ids.fileSeparator,
   };
   return byRole[role];
 }

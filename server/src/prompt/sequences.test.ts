@@ -3,7 +3,7 @@ import type { SpecialTokenIds } from '../model/completionModel.js';
 import { FIM_LAYOUTS } from '../model/specialTokens.js';
 import type { Candidate } from '../retrieval/types.js';
 import { LineTokenizer } from './lineTokenizer.js';
-import { planPlainFim, plainFimSegments } from './plainFim.js';
+import { layoutByName } from './layouts.js';
 import { renderSegments, toTokenIds, countTokens, MissingSpecialTokenError } from './segments.js';
 import {
   formatOneSegments, generationSegments, MAX_ECHO_TOKENS, noRetrievalSegments, planPrompt, selectionSegments, withTarget,
@@ -56,18 +56,56 @@ describe('RepoShapley sequences (golden)', () => {
   });
 
   test('plain FIM layout comments chunks out before the prefix', async () => {
-    const plain = planPlainFim(PREFIX, SUFFIX, CANDIDATES, BUDGETS, new LineTokenizer(wordTokenizer));
+    const plain = planWith('plain-fim');
     const kept = plain.packed.map((_, i) => i);
-    await expect(renderSegments(plainFimSegments(plain, kept))).toMatchFileSnapshot('golden/plain-fim-full.txt');
+    await expect(renderSegments(layoutByName('plain-fim').generation(plain, kept))).toMatchFileSnapshot('golden/plain-fim-full.txt');
   });
 });
 
+/** A plan of the fixture as `name` lays it out: in-file context planned, candidates packed. */
+function planWith(name: 'plain-fim' | 'repo-fim') {
+  const layout = layoutByName(name);
+  const tokenizer = new LineTokenizer(wordTokenizer);
+  const inFile = layout.planInFile({ prefix: PREFIX, suffix: SUFFIX, path: 'pkg/fetch.py', repoName: 'requests' }, BUDGETS, tokenizer);
+  return { ...inFile, packed: layout.pack(CANDIDATES, BUDGETS, tokenizer) };
+}
+
 describe('plain FIM prompt as each model family sees it (golden)', () => {
-  const plain = planPlainFim(PREFIX, SUFFIX, CANDIDATES, BUDGETS, new LineTokenizer(wordTokenizer));
+  const plain = planWith('plain-fim');
   test.each(FIM_LAYOUTS.map((layout) => [layout.name, layout] as const))('%s', async (name, layout) => {
     const texts: Partial<Record<string, string>> = { PFX: layout.prefix[0], SFX: layout.suffix[0], MID: layout.middle[0] };
-    const rendered = renderSegments(plainFimSegments(plain, [0]), (role) => texts[role] ?? `<${role}>`);
+    const rendered = renderSegments(layoutByName('plain-fim').generation(plain, [0]), (role) => texts[role] ?? `<${role}>`);
     await expect(rendered).toMatchFileSnapshot(`golden/plain-fim-${name}.txt`);
+  });
+});
+
+describe('repository layout (Qwen2.5-Coder pretraining format, golden)', () => {
+  const plan = planWith('repo-fim');
+  const qwen: Partial<Record<string, string>> = {
+    PFX: '<|fim_prefix|>', SFX: '<|fim_suffix|>', MID: '<|fim_middle|>', REPO: '<|repo_name|>', FILE_SEP: '<|file_sep|>',
+  };
+  test.each([
+    ['full', plan.packed.map((_, i) => i)],
+    ['kept-1-3', [0, 2]],
+    ['no-retrieval', []],
+  ])('%s', async (name, kept) => {
+    const rendered = renderSegments(layoutByName('repo-fim').generation(plan, kept), (role) => qwen[role] ?? `<${role}>`);
+    await expect(rendered).toMatchFileSnapshot(`golden/repo-fim-${name}.txt`);
+  });
+
+  test('chunks are sections headed by their path only; the best-ranked sits last, next to the current file', () => {
+    const segments = layoutByName('repo-fim').generation(plan, [0, 2]);
+    const texts = segments.flatMap((s) => (s.kind === 'text' ? [s.text] : []));
+    expect(texts[0]).toBe('requests\n');
+    expect(texts[1]!.startsWith('pkg/util.py\n')).toBe(true);
+    expect(texts[2]!.startsWith('pkg/session.py\nclass Session:')).toBe(true);
+    expect(texts[3]).toBe('pkg/fetch.py\n');
+  });
+
+  test('the ids of a repo-fim prompt need the model to have the repository markers', () => {
+    const segments = layoutByName('repo-fim').generation(plan, []);
+    expect(() => toTokenIds(segments, { fimPrefix: 1, fimSuffix: 2, fimMiddle: 3 })).toThrow(MissingSpecialTokenError);
+    expect(toTokenIds(segments, { fimPrefix: 1, fimSuffix: 2, fimMiddle: 3, repoName: 4, fileSeparator: 5 })[0]).toBe(4);
   });
 });
 

@@ -27,6 +27,8 @@ export interface PromptPlan {
   packed: PackedChunk[];
   /** The cursor echo after <MID> (the last lines of `prefix`); absent for models without one. */
   echo?: TokenizedText;
+  /** The repository format's header: the repository's name and the current file's path, each with its newline. */
+  repository?: { name: TokenizedText; file: TokenizedText };
 }
 
 /** Most tokens of a cursor echo; a longer one keeps its end (the cursor line). */

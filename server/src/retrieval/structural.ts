@@ -185,5 +185,20 @@ function definitionCandidate(view: IndexView, definition: Definition, source: Ca
   );
   if (!chunk) return undefined;
   const signature = definition.docstring ? `${definition.signature}\n    """${definition.docstring}"""` : definition.signature;
-  return { chunk, text: view.chunkText(chunk), sources: [source], source, signature };
+  const text = view.chunkText(chunk);
+  return { chunk, text: definition.kind === 'class' ? withMethodSignatures(text, definition, file.definitions) : text, sources: [source], source, signature };
+}
+
+/**
+ * A class chunk ends before its first method (indexing/chunker.ts), so alone it says nothing of
+ * what an instance offers: `shape.` after it has only the fields to go on. The class's own
+ * methods follow as signatures (Rivet §3.4: reduce to signatures), so the candidate is the
+ * class's interface. Nested classes' methods are left out.
+ */
+function withMethodSignatures(text: string, definition: Definition, definitions: readonly Definition[]): string {
+  const prefix = `${definition.qualifiedName}.`;
+  const methods = definitions.filter((d) => d.kind === 'method' && d.qualifiedName.startsWith(prefix) && !d.qualifiedName.slice(prefix.length).includes('.'));
+  if (methods.length === 0) return text;
+  const body = text.endsWith('\n') ? text : `${text}\n`;
+  return body + methods.map((m) => `    ${m.signature} ...\n`).join('');
 }

@@ -14,6 +14,7 @@ export interface LlamaContextSettings {
   contextSize: number;
   threads: number;
   flashAttention: boolean;
+  batchSize?: number;
 }
 
 /** A loaded GGUF model; each session gets its own llama.cpp context with one sequence. */
@@ -51,6 +52,7 @@ export class LlamaCompletionModel implements CompletionModel {
       sequences: 1,
       threads: this.settings.threads,
       flashAttention: this.settings.flashAttention,
+      ...(this.settings.batchSize ? { batchSize: this.settings.batchSize } : {}),
     });
     const sequence = context.getSequence({
       // Operations check their size first, so a shift means a bug; fail instead of silently

@@ -52,7 +52,7 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger):
     });
     logger.info(`loaded ${info.name ?? info.architecture} from ${options.path}: vocabulary ${info.vocabularySize}, ` +
       `context ${contextSize}, threads ${threads}, GPU layers ${model.gpuLayers}, control tokens ${info.hasControlTokens}`);
-    return { kind: 'ok', model: new LlamaCompletionModel(model, info, { contextSize, threads, flashAttention: options.flashAttention ?? false }, logger, lease.release) };
+    return { kind: 'ok', model: new LlamaCompletionModel(model, info, { contextSize, threads, flashAttention: options.flashAttention ?? false, batchSize: options.batchSize }, logger, lease.release) };
   } catch (error) {
     lease?.release();
     return { kind: 'error', message: `Could not load model ${options.path}: ${(error as Error).message}` };

@@ -15,10 +15,12 @@ import {
   DONE,
   DROP,
   END_OF_TEXT,
+  FILE_SEPARATOR,
   FIM_LAYOUTS,
   GGUF_FIM_KEYS,
   KEEP,
   NEED,
+  REPO_NAME,
   SELECT,
   type FimLayout,
 } from '../specialTokens.js';
@@ -47,6 +49,7 @@ export function scanSpecialTokens(header: GgufHeader): SpecialTokenScan {
     ...fim.ids,
     endOfText: findEndOfText(header, find, fim.layout),
     beginOfText: metadataId(header, 'tokenizer.ggml.bos_token_id', tokens.length),
+    ...findRepositoryMarkers(header, tokens.length, find),
     ...control.ids,
   };
   return {
@@ -110,6 +113,17 @@ function findEndOfText(header: GgufHeader, find: (text: string) => number | unde
     ?? find(END_OF_TEXT);
 }
 
+/** `<|repo_name|>` and `<|file_sep|>`: from metadata where the converter wrote them, else by text. */
+function findRepositoryMarkers(
+  header: GgufHeader, vocabularySize: number, find: (text: string) => number | undefined,
+): Pick<SpecialTokenIds, 'repoName' | 'fileSeparator'> {
+  const fromKeys = (keys: readonly string[]) => keys.map((key) => metadataId(header, key, vocabularySize)).find((id) => id !== undefined);
+  return {
+    repoName: fromKeys(GGUF_FIM_KEYS.repoName) ?? find(REPO_NAME),
+    fileSeparator: fromKeys(GGUF_FIM_KEYS.fileSeparator) ?? find(FILE_SEPARATOR),
+  };
+}
+
 function findControl(find: (text: string) => number | undefined): { ids: SpecialTokenIds; complete: boolean } {
   const chunkOpen = CHUNK_OPEN_TOKENS.map(find);
   const chunkClose = CHUNK_CLOSE_TOKENS.map(find);
@@ -136,7 +150,7 @@ function typeWarnings(header: GgufHeader, special: SpecialTokenIds, tokens: stri
   const entry = header.kv.get('tokenizer.ggml.token_type');
   if (!entry || entry.type !== GgufValueType.ARRAY) return [];
   const types = entry.value.map(Number);
-  const ids = [special.fimPrefix, special.fimSuffix, special.fimMiddle, special.need, special.done,
+  const ids = [special.fimPrefix, special.fimSuffix, special.fimMiddle, special.repoName, special.fileSeparator, special.need, special.done,
     special.keep, special.drop, special.select, ...(special.chunkOpen ?? []), ...(special.chunkClose ?? [])];
   return ids
     .filter((id): id is number => id !== undefined && types[id] !== TOKEN_TYPE_CONTROL)

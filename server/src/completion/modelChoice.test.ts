@@ -1,0 +1,74 @@
+/** Which model file the server tries, in which order, and what it tells the user when it falls back. */
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../../shared/settings.js';
+import { DEFAULT_MODEL_NAME, MODEL_CATALOG } from '../modelStore/catalog.js';
+import { writeVerifiedMark } from '../modelStore/sidecar.js';
+import { planModel } from './modelChoice.js';
+
+let cacheDir: string;
+const BUNDLED = '/repo/models/default/reposhapley-small.gguf';
+/** `bundled` null: this build ships no small model. */
+const inputs = (bundled: string | null = BUNDLED, env: NodeJS.ProcessEnv = {}) => ({ env, bundled: () => bundled ?? undefined });
+const settings = (patch: Partial<typeof DEFAULT_SETTINGS> = {}) => ({ ...DEFAULT_SETTINGS, modelCacheDir: cacheDir, ...patch });
+const defaultEntry = MODEL_CATALOG.find((entry) => entry.name === DEFAULT_MODEL_NAME)!;
+const pulledPath = () => path.join(cacheDir, defaultEntry.fileName);
+
+beforeEach(() => {
+  cacheDir = mkdtempSync(path.join(os.tmpdir(), 'model-choice-'));
+});
+afterEach(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+/** A file in the cache marked verified against the catalog pin (the bytes do not matter here: no hashing at plan time). */
+async function pretendPulled(): Promise<void> {
+  writeFileSync(pulledPath(), 'verified bytes');
+  await writeVerifiedMark(pulledPath(), defaultEntry.sha256);
+}
+
+test('the modelPath setting wins over everything and has no fallback', async () => {
+  await pretendPulled();
+  const plan = planModel(settings({ modelPath: '/models/mine.gguf' }), inputs(BUNDLED, { REPOSHAPLEY_MODEL: '/env.gguf' }));
+  expect(plan).toEqual({ candidates: [{ path: '/models/mine.gguf', label: 'mine.gguf', isFallback: false }] });
+});
+
+test('REPOSHAPLEY_MODEL comes next', () => {
+  expect(planModel(settings(), inputs(BUNDLED, { REPOSHAPLEY_MODEL: '/env/model.gguf' })).candidates)
+    .toEqual([{ path: '/env/model.gguf', label: 'model.gguf', isFallback: false }]);
+});
+
+test('a pulled and verified default model is tried first, the bundled model after it', async () => {
+  await pretendPulled();
+  const plan = planModel(settings(), inputs());
+  expect(plan.notice).toBeUndefined();
+  expect(plan.candidates).toEqual([
+    { path: pulledPath(), label: DEFAULT_MODEL_NAME, isFallback: false },
+    { path: BUNDLED, label: 'reposhapley-small.gguf', isFallback: true },
+  ]);
+});
+
+test.each([
+  ['not pulled', async () => {}, /not downloaded yet: run "reposhapley model pull qwen2\.5-coder-0\.5b"/],
+  ['truncated after its pull', async () => { await pretendPulled(); truncateSync(pulledPath(), 3); }, /is not verified .*model pull/],
+  ['a file nobody verified', async () => { writeFileSync(pulledPath(), 'unverified'); }, /is not verified/],
+])('default model %s: the bundled model stands in, and the notice says how to pull', async (_, arrange, why) => {
+  await arrange();
+  const plan = planModel(settings(), inputs());
+  expect(plan.candidates).toEqual([{ path: BUNDLED, label: 'reposhapley-small.gguf', isFallback: true }]);
+  expect(plan.notice).toMatch(why);
+  expect(plan.notice).toMatch(/small bundled model/);
+});
+
+test('a model name not in the catalog falls back and lists the known names', () => {
+  const plan = planModel(settings({ model: 'gpt-17' }), inputs());
+  expect(plan.candidates.map((c) => c.isFallback)).toEqual([true]);
+  expect(plan.notice).toMatch(/unknown model "gpt-17"; known models: qwen2\.5-coder-0\.5b \(default\), qwen2\.5-coder-1\.5b/);
+});
+
+test('nothing pulled and nothing bundled: no candidates, and the notice does not promise a fallback', () => {
+  const plan = planModel(settings(), inputs(null));
+  expect(plan.candidates).toEqual([]);
+  expect(plan.notice).toMatch(/not downloaded yet/);
+  expect(plan.notice).not.toMatch(/bundled/);
+});

@@ -1,0 +1,78 @@
+/**
+ * Which model file to load, in order: the `modelPath` setting, `REPOSHAPLEY_MODEL`, else the
+ * catalog model the `model` setting names (Qwen2.5-Coder 0.5B by default) from the per-user
+ * cache, once `reposhapley model pull` has verified it. When that model is not there (not pulled,
+ * an interrupted pull, a file changed since it was verified, a name not in the catalog) or fails
+ * to load, the small model bundled in `models/default/` stands in, and the user is told once
+ * why and how to fix it. Cheap enough to run at every request: a stat and a tiny read.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PullableModel } from '../../../shared/messages.js';
+import type { CompletionSettings } from '../../../shared/settings.js';
+import { cachedModelPath, pullHint } from '../modelStore/cacheDir.js';
+
+/** One file to try, with what to call it in traces and the status bar. */
+export interface ModelCandidate {
+  path: string;
+  /** A catalog name, or the file's name. */
+  label: string;
+  /** True for the bundled small model standing in for the one asked for. */
+  isFallback: boolean;
+}
+
+/** Files to try in order, and why the first is a fallback, when it is. */
+export interface ModelPlan {
+  candidates: ModelCandidate[];
+  /** Why the model asked for is not among the candidates; shown once, with the fix. */
+  notice?: string;
+  /** The catalog model asked for, when pulling it is the fix (not in the cache, or not verified). */
+  pullable?: PullableModel;
+}
+
+/** The folder holding the bundled small model (works from src and from dist). */
+export function defaultModelDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return path.join(dir, 'models', 'default');
+}
+
+/** The bundled small model file, if this build ships one. */
+export function findBundledModel(dir = defaultModelDir()): string | undefined {
+  if (!existsSync(dir)) return undefined;
+  const ggufs = readdirSync(dir).filter((f) => f.endsWith('.gguf')).sort();
+  return ggufs.length > 0 ? path.join(dir, ggufs[0]!) : undefined;
+}
+
+export interface ModelPlanInputs {
+  env?: NodeJS.ProcessEnv;
+  bundled?: () => string | undefined;
+}
+
+/** The files to try for these settings. */
+export function planModel(
+  settings: Pick<CompletionSettings, 'modelPath' | 'model' | 'modelCacheDir'>, inputs: ModelPlanInputs = {},
+): ModelPlan {
+  const env = inputs.env ?? process.env;
+  const explicit = settings.modelPath || env.REPOSHAPLEY_MODEL;
+  if (explicit) return { candidates: [{ path: path.resolve(explicit), label: path.basename(explicit), isFallback: false }] };
+  const bundledPath = (inputs.bundled ?? findBundledModel)();
+  const fallback: ModelCandidate[] = bundledPath
+    ? [{ path: bundledPath, label: path.basename(bundledPath), isFallback: true }]
+    : [];
+  const cached = cachedModelPath(settings.model, settings.modelCacheDir || undefined);
+  if (cached.kind === 'error') return { candidates: fallback, notice: withFallback(cached.message, fallback) };
+  if (cached.verified) return { candidates: [{ path: cached.path, label: settings.model, isFallback: false }, ...fallback] };
+  const why = cached.exists
+    ? `The model ${settings.model} at ${cached.path} is not verified (an interrupted pull, or the file changed since)`
+    : `The model ${settings.model} is not downloaded yet`;
+  const { name, sizeBytes, license } = cached.entry;
+  return { candidates: fallback, notice: withFallback(`${why}: ${pullHint(settings.model)}.`, fallback), pullable: { name, sizeBytes, license } };
+}
+
+function withFallback(message: string, fallback: readonly ModelCandidate[]): string {
+  return fallback.length > 0
+    ? `${message} Until then completions use the small bundled model, which is rarely right.`
+    : message;
+}

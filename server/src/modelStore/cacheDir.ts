@@ -1,0 +1,75 @@
+/**
+ * Where pulled models live: a per-user cache, never the repository or node_modules.
+ * Everything here is synchronous and cheap (no hashing), so the language server can call it at
+ * start-up.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { MODEL_CATALOG, resolveCatalogModel, type CatalogEntry } from './catalog.js';
+import { hasVerifiedMark } from './sidecar.js';
+
+/** Inputs of {@link resolveCacheDir}; all optional. */
+export interface CacheDirOptions {
+  /** An explicit directory (`--cache-dir`): overrides everything. */
+  cacheDir?: string;
+  /** Defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Defaults to os.homedir(). */
+  homeDir?: string;
+}
+
+/**
+ * The model cache directory: the explicit option, else `$REPOSHAPLEY_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/reposhapley/models` (absolute values only, as the XDG spec says), else
+ * `~/.cache/reposhapley/models`. Always an absolute path; the directory may not exist yet.
+ */
+export function resolveCacheDir(options: CacheDirOptions = {}): string {
+  const env = options.env ?? process.env;
+  if (options.cacheDir) return path.resolve(options.cacheDir);
+  if (env.REPOSHAPLEY_CACHE_DIR) return path.resolve(env.REPOSHAPLEY_CACHE_DIR);
+  const xdg = env.XDG_CACHE_HOME;
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'reposhapley', 'models');
+  return path.join(options.homeDir ?? homedir(), '.cache', 'reposhapley', 'models');
+}
+
+/** Where a catalog model is (or would be) in the cache. */
+export interface CachedModel {
+  kind: 'ok';
+  entry: CatalogEntry;
+  /** The final path of the model file. */
+  path: string;
+  /** The file is there (verified or not). */
+  exists: boolean;
+  /**
+   * The file is there and its sidecar says it hashed to the catalog pin at its current size and
+   * mtime. Only a verified file should be loaded; otherwise ask the user to run `model pull`.
+   */
+  verified: boolean;
+}
+
+/**
+ * The cache path of catalog model `name` and whether it exists and is verified, or the
+ * not-in-catalog error listing the known names. No hashing: a stat or two and a tiny read.
+ */
+export function cachedModelPath(
+  name: string,
+  cacheDir?: string,
+  catalog: readonly CatalogEntry[] = MODEL_CATALOG,
+): CachedModel | { kind: 'error'; code: 'not-in-catalog'; message: string } {
+  const lookup = resolveCatalogModel(name, catalog);
+  if (lookup.kind === 'error') return lookup;
+  const file = path.join(resolveCacheDir({ cacheDir }), lookup.entry.fileName);
+  const verified = hasVerifiedMark(file, lookup.entry.sha256);
+  return { kind: 'ok', entry: lookup.entry, path: file, exists: verified || existsSync(file), verified };
+}
+
+/** The working directory of one model's downloads (wheels, partial URL downloads). */
+export function downloadsDir(cacheDir: string, name: string): string {
+  return path.join(cacheDir, '.downloads', name);
+}
+
+/** The hint every "not cached" message ends with. */
+export function pullHint(name: string): string {
+  return `run "reposhapley model pull ${name}" to download it`;
+}
