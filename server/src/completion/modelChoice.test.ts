@@ -42,8 +42,8 @@ test('a pulled and verified default model is tried first, the bundled model afte
   await pretendPulled();
   const plan = planModel(settings(), inputs());
   expect(plan.notice).toBeUndefined();
-  expect(plan.candidates).toEqual([
-    { path: pulledPath(), label: DEFAULT_MODEL_NAME, isFallback: false },
+  expect(plan.candidates).toMatchObject([
+    { path: pulledPath(), label: DEFAULT_MODEL_NAME, isFallback: false, repair: expect.stringMatching(/model pull qwen2\.5-coder-0\.5b --verify/) },
     { path: BUNDLED, label: 'reposhapley-small.gguf', isFallback: true },
   ]);
 });

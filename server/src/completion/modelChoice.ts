@@ -20,6 +20,8 @@ export interface ModelCandidate {
   label: string;
   /** True for the bundled small model standing in for the one asked for. */
   isFallback: boolean;
+  /** How to fetch this file again when it fails to load (a pulled catalog model). */
+  repair?: string;
 }
 
 /** Files to try in order, and why the first is a fallback, when it is. */
@@ -63,7 +65,11 @@ export function planModel(
     : [];
   const cached = cachedModelPath(settings.model, settings.modelCacheDir || undefined);
   if (cached.kind === 'error') return { candidates: fallback, notice: withFallback(cached.message, fallback) };
-  if (cached.verified) return { candidates: [{ path: cached.path, label: settings.model, isFallback: false }, ...fallback] };
+  if (cached.verified) {
+    const repair = `Run "reposhapley model pull ${settings.model} --verify" to check and fetch it again` +
+      (fallback.length > 0 ? '; until then completions use the small bundled model.' : '.');
+    return { candidates: [{ path: cached.path, label: settings.model, isFallback: false, repair }, ...fallback] };
+  }
   const why = cached.exists
     ? `The model ${settings.model} at ${cached.path} is not verified (an interrupted pull, or the file changed since)`
     : `The model ${settings.model} is not downloaded yet`;

@@ -100,14 +100,14 @@ test('the pulled model failing to load: the bundled model answers, labelled fall
   writeFileSync(bundled, 'small model');
   const files = fileLoader();
   const loader: ModelLoader = async (options, logger) => (options.path === pulled && readFileSync(pulled, 'utf8') === 'corrupt'
-    ? { kind: 'invalid', message: `${pulled} is not a valid GGUF file` }
+    ? { kind: 'invalid', message: `${pulled} is not a valid GGUF file.` }
     : files(options, logger));
   const models = new ModelManager(loader, silentLogger, { lock: new Mutex(), now: () => now, plan: { env: {}, bundled: () => bundled } });
   const current = settingsFrom({ modelCacheDir: dir });
 
   const first = await models.get(current);
   expect(first).toMatchObject({ kind: 'ok', label: 'small.gguf', isFallback: true });
-  expect(first.kind === 'ok' && first.notice).toMatch(/is not a valid GGUF file/);
+  expect(first.kind === 'ok' && first.notice).toMatch(/is not a valid GGUF file\. Run "reposhapley model pull qwen2\.5-coder-0\.5b --verify"/);
 
   // The pulled file is repaired (pulled again): the next request after the check interval loads it.
   writeFileSync(pulled, 'good model');

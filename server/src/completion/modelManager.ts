@@ -156,7 +156,7 @@ export class ModelManager {
       const result = await this.loadOne(options);
       if (result.kind === 'ok') return { state: this.loaded(result.model, candidate, request, problems), failure };
       failure ??= { path: options.path, stamp, checkedAt: this.now() };
-      problems.push(candidate.isFallback ? `The bundled fallback failed too: ${result.message}` : result.message);
+      problems.push(candidate.isFallback ? `The bundled fallback failed too: ${result.message}` : withRepair(result.message, candidate));
     }
     const message = problems.join(' ') || NO_MODEL_MESSAGE;
     return { state: request.pullable ? { kind: 'no-model', message, pullable: request.pullable } : { kind: 'no-model', message }, failure };
@@ -195,6 +195,11 @@ export class ModelManager {
       release?.();
     }
   }
+}
+
+/** A pulled model's load failure also says how to fetch it again. */
+function withRepair(message: string, candidate: ModelCandidate): string {
+  return candidate.repair ? `${message} ${candidate.repair}` : message;
 }
 
 /** What a model file looks like from outside: absent, or its size, change time and inode. */
