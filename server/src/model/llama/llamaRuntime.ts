@@ -43,12 +43,19 @@ async function createRuntime(): Promise<Llama> {
   });
 }
 
+/**
+ * llama.cpp warnings that say nothing a user can act on: Qwen2.5's vocabulary has `</s>` as a
+ * plain token and llama.cpp, which repairs it itself, warns at every load. Kept at debug.
+ */
+const HARMLESS_WARNINGS = [/control-looking token: \d+ '<\/s>' was not control-type/];
+
 function routeLog(level: LlamaLogLevel, message: string): void {
   const text = message.trimEnd();
   if (text === '') return;
+  const harmless = HARMLESS_WARNINGS.some((pattern) => pattern.test(text));
   for (const logger of logSinks) {
     if (level === LlamaLogLevel.error || level === LlamaLogLevel.fatal) logger.error(`llama.cpp: ${text}`);
-    else if (level === LlamaLogLevel.warn) logger.warn(`llama.cpp: ${text}`);
+    else if (level === LlamaLogLevel.warn && !harmless) logger.warn(`llama.cpp: ${text}`);
     else logger.debug(`llama.cpp: ${text}`);
   }
 }
