@@ -55,7 +55,7 @@ export interface CompletionSettings {
    * recorded t_c (tuned on validation packages), else {@link FALLBACK_NEED_THRESHOLD}.
    */
   needThreshold: number | null;
-  /** CPU threads for the model; 0 means half the machine's cores, at least one; never more than the cores. */
+  /** CPU threads for the model; 0 means half the machine's cores, but two where there are two; never more than the cores. */
   threads: number;
   /** Layers offloaded to a GPU: 'auto' lets llama.cpp decide, a number pins it, 0 is CPU only. */
   gpuLayers: 'auto' | number;
@@ -186,7 +186,7 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   // Values above the core count are clamped to it; the maximum only rejects nonsense.
   threads: {
     type: 'integer', default: 0, min: 0, max: 1_024,
-    description: 'CPU threads for the model; 0: half the cores, at least one.',
+    description: 'CPU threads for the model; 0: half the cores, but two where there are two.',
   },
   // More layers than the model has offloads them all; four digits are plenty.
   gpuLayers: {

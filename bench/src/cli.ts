@@ -69,7 +69,7 @@ function program(): Command {
     .option('--keys <n>', 'keystrokes per task in --typing mode (at most half the target)', positiveInt, DEFAULT_TYPING.maxKeystrokes)
     .addOption(new Option('--gap-ms <min-max>', 'gap between keystrokes in --typing mode').argParser(gapRange)
       .default([DEFAULT_TYPING.gapMinMs, DEFAULT_TYPING.gapMaxMs], `${DEFAULT_TYPING.gapMinMs}-${DEFAULT_TYPING.gapMaxMs}`))
-    .option('--threads <n>', 'model CPU threads (default: the server\'s, half the cores)', nonNegativeInt)
+    .option('--threads <n>', 'model CPU threads (default: the server\'s)', nonNegativeInt)
     .option('--max-tokens <n>', 'tokens generated per completion (default: the server\'s)', positiveInt)
     .addOption(new Option('--layout <layout>', 'prompt layout for models without control tokens (default: the server\'s, auto)').choices(LAYOUT_PREFERENCES))
     .addOption(new Option('--budgets <p,s,c>', 'prefix, suffix and chunk token budgets (default: the server\'s)')

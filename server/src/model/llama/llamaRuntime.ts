@@ -70,11 +70,13 @@ export function resolveThreads(configured: number, cores = os.availableParalleli
 }
 
 /**
- * Half the machine's cores, at least one. llama.cpp's threads spin while they wait for each
- * other, so one thread that has to share its core with anything else (the editor, a build,
- * a training job) stalls them all: measured here on 2 cores under load, 64 tokens took 16.1 s
- * with 2 threads and 80 ms with 1 (docs/benchmarks.md). An editor service leaves room.
+ * Half the machine's cores, but two where there are two. llama.cpp's threads spin while they
+ * wait for each other, so a thread that shares its core with something busy stalls the rest:
+ * an editor service leaves room on larger machines. On 2 cores with the 0.5B default model
+ * (docs/benchmarks.md, runtime), two threads were 1.9x faster than one on an idle machine
+ * (prefill 41 vs 21 tokens/s, generation 17 vs 10) and on par beside one busy process (prefill
+ * 22.5 vs 20.2, generation 7.4 vs 8.8), so the second core pays.
  */
 export function defaultThreads(cores = os.availableParallelism()): number {
-  return Math.max(1, Math.floor(cores / 2));
+  return Math.min(cores, Math.max(2, Math.floor(cores / 2)));
 }
