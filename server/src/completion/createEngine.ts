@@ -22,8 +22,6 @@ import type {
 import { planModel, type ModelPlanInputs } from './modelChoice.js';
 import { ModelManager, type ModelLoader, type ModelState } from './modelManager.js';
 import { ModelPuller, type PullFunction } from './modelPuller.js';
-
-type LoadedModel = Extract<ModelState, { kind: 'ok' }>;
 import { uriToPath } from '../workspace/paths.js';
 import { OpenDocuments } from './openDocuments.js';
 import { runPipeline } from './pipeline.js';
@@ -48,6 +46,8 @@ const TRACES_KEPT = 200;
  * file on every keystroke made most of the server's garbage (docs/reliability.md, memory).
  */
 const BUFFER_INDEX_DELAY_MS = 300;
+
+type LoadedModel = Extract<ModelState, { kind: 'ok' }>;
 
 /** A model taken for one completion, with the model lock held until `release`. */
 type AcquiredModel =

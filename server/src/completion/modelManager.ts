@@ -10,7 +10,7 @@ import type { PullableModel } from '../../../shared/messages.js';
 import type { CompletionSettings, LayoutPreference } from '../../../shared/settings.js';
 import type { CompletionModel, LoadModelOptions, LoadModelResult } from '../model/completionModel.js';
 import { chooseLayout, type PromptLayout } from '../prompt/layouts.js';
-import { planModel, type ModelCandidate, type ModelPlanInputs } from './modelChoice.js';
+import { findBundledModel, planModel, type ModelCandidate, type ModelPlanInputs } from './modelChoice.js';
 import type { Logger } from '../util/logger.js';
 import type { Mutex } from '../util/mutex.js';
 
@@ -88,7 +88,10 @@ export class ModelManager {
   constructor(private readonly loader: ModelLoader, private readonly logger: Logger, options: ModelManagerOptions) {
     this.lock = options.lock;
     this.now = options.now ?? (() => performance.now());
-    this.planInputs = options.plan ?? {};
+    // The plan runs at every request; the bundled model is part of the install, so its folder is
+    // listed once rather than at every keystroke.
+    const bundled = options.plan?.bundled ?? once(findBundledModel);
+    this.planInputs = { ...options.plan, bundled };
   }
 
   /** The model for these settings, loading (or reloading) it when needed. */
@@ -195,6 +198,11 @@ export class ModelManager {
       release?.();
     }
   }
+}
+
+function once<T>(compute: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => (value ??= { v: compute() }).v;
 }
 
 /** A pulled model's load failure also says how to fetch it again. */

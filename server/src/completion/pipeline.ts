@@ -2,6 +2,7 @@
  * One completion, stage by stage: split at the cursor -> fit the in-file context -> run the
  * context-control policy (which retrieves lazily) -> post-process -> trace.
  */
+import path from 'node:path';
 import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
 import { FALLBACK_NEED_THRESHOLD, type CompletionSettings } from '../../../shared/settings.js';
 import { resolvePolicy } from '../control/resolvePolicy.js';
@@ -17,6 +18,7 @@ import type { PromptPlan } from '../prompt/sequences.js';
 import type { Retriever } from '../retrieval/retriever.js';
 import type { Candidate } from '../retrieval/types.js';
 import type { Logger } from '../util/logger.js';
+import { uriToPath } from '../workspace/paths.js';
 import { balanceWithSuffix } from './brackets.js';
 import { isBlockPosition, splitAtCursor, trimSuffixOverlap, type CursorSplit } from './cursor.js';
 
@@ -105,9 +107,10 @@ function buildContext(
   };
 }
 
-/** A document outside every workspace root is named by its file name. */
+/** A document outside every workspace root is named by its file name (`untitled` when it has none). */
 function documentName(uri: string): string {
-  return decodeURIComponent(uri.slice(uri.lastIndexOf('/') + 1)) || 'untitled';
+  const file = uriToPath(uri);
+  return file ? path.basename(file) : 'untitled';
 }
 
 function postProcess(raw: string, split: CursorSplit, multiLine: boolean): string {

@@ -90,7 +90,12 @@ export function packCandidates(
 /** The paper heads each chunk by its path; we add the line range so users can find it. */
 export function chunkBody(candidate: Candidate, body: string): string {
   const { relPath, startLine } = candidate.chunk;
-  return `# ${relPath}:${startLine + 1}\n${body.endsWith('\n') ? body : body + '\n'}`;
+  return `# ${relPath}:${startLine + 1}\n${withFinalNewline(body)}`;
+}
+
+/** `text` ending in exactly the newline it has, or one added. */
+export function withFinalNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
 }
 
 function tokenizeChunk(text: string, tokenizer: LineTokenizer): TokenizedText {

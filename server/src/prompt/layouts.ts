@@ -12,7 +12,7 @@
  */
 import type { ModelInfo } from '../model/completionModel.js';
 import type { Candidate } from '../retrieval/types.js';
-import { fitPrefix, fitSuffix, packCandidates, type PackedChunk, type TokenizedText } from './budget.js';
+import { packCandidates, withFinalNewline, type PackedChunk, type TokenizedText } from './budget.js';
 import type { LineTokenizer } from './lineTokenizer.js';
 import { commentedChunk, plainFimSegments } from './plainFim.js';
 import { generationSegments, noRetrievalSegments, planPrompt, type PromptPlan } from './sequences.js';
@@ -35,8 +35,6 @@ export interface InFileInput {
 
 export interface PromptLayout {
   readonly name: LayoutName;
-  /** True when Algorithm 1's control steps (NEED/DONE, KEEP/DROP) can run on this layout. */
-  readonly hasControlSteps: boolean;
   /** Fit prefix and suffix to the budgets; nothing packed yet. */
   planInFile(input: InFileInput, budgets: PromptBudgets, tokenizer: LineTokenizer): PromptPlan;
   /** Render and pack candidates in rank order within the chunk budget. */
@@ -47,7 +45,6 @@ export interface PromptLayout {
 
 const reposhapleyLayout = (echoLines: number): PromptLayout => ({
   name: 'reposhapley',
-  hasControlSteps: true,
   planInFile: (input, budgets, tokenizer) => planPrompt(input.prefix, input.suffix, [], budgets, tokenizer, echoLines),
   pack: (candidates, budgets, tokenizer) => packCandidates(candidates, budgets.chunkTokens, tokenizer),
   generation: (plan, kept) =>
@@ -56,25 +53,23 @@ const reposhapleyLayout = (echoLines: number): PromptLayout => ({
 
 const plainFimLayout: PromptLayout = {
   name: 'plain-fim',
-  hasControlSteps: false,
-  planInFile: (input, budgets, tokenizer) => fitInFile(input, budgets, tokenizer),
+  planInFile: (input, budgets, tokenizer) => planPrompt(input.prefix, input.suffix, [], budgets, tokenizer),
   pack: (candidates, budgets, tokenizer) => packCandidates(candidates, budgets.chunkTokens, tokenizer, commentedChunk),
   generation: plainFimSegments,
 };
 
 const repoFimLayout: PromptLayout = {
   name: 'repo-fim',
-  hasControlSteps: false,
   planInFile(input, budgets, tokenizer) {
     return {
-      ...fitInFile(input, budgets, tokenizer),
+      ...planPrompt(input.prefix, input.suffix, [], budgets, tokenizer),
       repository: { name: tokenized(`${input.repoName}\n`, tokenizer), file: tokenized(`${input.path}\n`, tokenizer) },
     };
   },
   // Each chunk is a `<|file_sep|>` section: its path line, then its code (a chunk, not the
   // whole file). The separator is one token; packCandidates counts two per chunk.
   pack: (candidates, budgets, tokenizer) =>
-    packCandidates(candidates, budgets.chunkTokens, tokenizer, (candidate, body) => `${sectionPath(candidate)}\n${withNewline(body)}`),
+    packCandidates(candidates, budgets.chunkTokens, tokenizer, (candidate, body) => `${sectionPath(candidate)}\n${withFinalNewline(body)}`),
   generation: repoFimSegments,
 };
 
@@ -122,20 +117,9 @@ export function layoutByName(name: LayoutName, echoLines = 0): PromptLayout {
   return name === 'repo-fim' ? repoFimLayout : plainFimLayout;
 }
 
-function fitInFile(input: InFileInput, budgets: PromptBudgets, tokenizer: LineTokenizer): PromptPlan {
-  return {
-    prefix: fitPrefix(input.prefix, budgets.prefixTokens, tokenizer),
-    suffix: fitSuffix(input.suffix, budgets.suffixTokens, tokenizer),
-    packed: [],
-  };
-}
-
 function tokenized(value: string, tokenizer: LineTokenizer): TokenizedText {
   return { text: value, ids: tokenizer.text(value) };
 }
 
 const text = (t: TokenizedText): Segment => ({ kind: 'text', text: t.text, ids: t.ids });
 
-function withNewline(body: string): string {
-  return body.endsWith('\n') ? body : `${body}\n`;
-}
