@@ -7,6 +7,7 @@
  *   server/node_modules/         the server's runtime dependency closure, copied from the root's
  *                                node_modules (the versions the tests ran), for ONE platform
  *   server/models/default/       the bundled default model, when the repository has one
+ *   server/models/control/       the control packs `model pull` applies to pulled models (KBs)
  *
  * Why copy instead of `npm install`: offline, and byte-for-byte the tested dependencies.
  * Why one platform: node-llama-cpp's optional binaries for every platform are ~700 MB; the
@@ -120,6 +121,15 @@ function copyDefaultModel() {
   return ggufs;
 }
 
+/** The control packs (models/control/<name>/), which the server finds next to models/default. */
+function copyControlPacks() {
+  const dir = path.join(REPO_ROOT, 'models', 'control');
+  if (!existsSync(dir)) return [];
+  const packs = readdirSync(dir).filter((name) => existsSync(path.join(dir, name, 'pack.json')));
+  for (const name of packs) cpSync(path.join(dir, name), path.join(OUT, 'models', 'control', name), { recursive: true });
+  return packs;
+}
+
 function main() {
   const target = parseTarget(process.argv.slice(2));
   const root = readJson(path.join(REPO_ROOT, 'package.json'));
@@ -133,7 +143,9 @@ function main() {
   const packages = dependencyClosure(Object.keys(root.dependencies ?? {}), LLAMA_BINARIES[target]);
   for (const dir of packages) copyPackage(dir);
   const models = copyDefaultModel();
-  console.log(`staged server for ${target}: ${packages.length} packages, default model: ${models.join(', ') || 'none (set reposhapley.modelPath)'}`);
+  const packs = copyControlPacks();
+  console.log(`staged server for ${target}: ${packages.length} packages, default model: ${models.join(', ') || 'none (set reposhapley.modelPath)'}, ` +
+    `control packs: ${packs.join(', ') || 'none'}`);
 }
 
 main();

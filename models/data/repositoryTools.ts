@@ -2,6 +2,7 @@
  * The server's index and retrieval over one corpus repository, wired as the engine wires them
  * (completion/createEngine.ts): the lexical index follows the workspace index's change events.
  */
+import path from 'node:path';
 import type { CompletionSettings } from '../../shared/settings.js';
 import { createPythonParser, type PythonParser } from '../../server/src/indexing/parser.js';
 import { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
@@ -21,7 +22,8 @@ export async function openRepository(
   // A parser of its own for the target finder (the index frees its trees after indexing).
   const parser = await createPythonParser();
   return {
-    index, retriever: new Retriever(index, lexical), tokenizer, parser,
+    // Named as the server names a workspace folder's repository (createEngine repoNameOf).
+    repositoryName: path.basename(root), index, retriever: new Retriever(index, lexical), tokenizer, parser,
     dispose() {
       subscription.dispose();
       index.dispose();

@@ -19,10 +19,11 @@ import type { CompletionSettings } from '../../shared/settings.js';
 import { splitAtCursor } from '../../server/src/completion/cursor.js';
 import type { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
 import type { SpecialTokenIds } from '../../server/src/model/completionModel.js';
-import { fitBudgetsToContext, fitSuffix, packCandidates, type TokenizedText } from '../../server/src/prompt/budget.js';
+import { fitBudgetsToContext, fitSuffix, type TokenizedText } from '../../server/src/prompt/budget.js';
+import { layoutByName, type PromptLayout } from '../../server/src/prompt/layouts.js';
 import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { toTokenIds, type Segment } from '../../server/src/prompt/segments.js';
-import { generationSegments, noRetrievalSegments, planPrompt, withTarget, type PromptPlan } from '../../server/src/prompt/sequences.js';
+import { generationSegments, noRetrievalSegments, withTarget, type PromptPlan } from '../../server/src/prompt/sequences.js';
 import type { Retriever } from '../../server/src/retrieval/retriever.js';
 import { identifierTokens } from '../../server/src/retrieval/tokens.js';
 import type { Candidate } from '../../server/src/retrieval/types.js';
@@ -54,9 +55,17 @@ export interface PromptSettings {
   special: SpecialTokenIds;
   /** Prefix lines repeated after <MID> (prompt/sequences.ts); the exported GGUF records it. */
   echoLines: number;
+  /**
+   * The layout the model is prompted in (prompt/layouts.ts); the RepoShapley format when absent.
+   * A pretrained model without the control tokens is labeled in its own format (repo-fim for
+   * Qwen2.5-Coder), the bytes the server sends it.
+   */
+  layout?: PromptLayout;
 }
 
 export interface RepositoryTools {
+  /** The repository's name as a prompt names it (`<|repo_name|>`): its folder's. */
+  repositoryName: string;
   index: WorkspaceIndex;
   retriever: Retriever;
   tokenizer: LineTokenizer;
@@ -134,14 +143,16 @@ export async function prepareTarget(
   const buffer = fileText.slice(0, target.start) + fileText.slice(target.end);
   const split = splitAtCursor(buffer, { line: target.line, character: target.character });
   const budgets = fitBudgetsToContext(settings.budgets, prompt.contextSize, settings.maxTokens, settings.topK);
+  const layout = prompt.layout ?? layoutByName('reposhapley', prompt.echoLines);
   tools.index.openDocument(absPath, buffer);
   try {
-    const plan = planPrompt(split.prefix, split.suffix, [], budgets, tools.tokenizer, prompt.echoLines);
+    const inFile = { prefix: split.prefix, suffix: split.suffix, path: target.relPath, repoName: tools.repositoryName };
+    const plan = layout.planInFile(inFile, budgets, tools.tokenizer);
     const candidates = tools.retriever.retrieve(
       { file: tools.index.file(target.relPath), relPath: target.relPath, prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line },
       { topK: settings.topK, windowLines: settings.windowLines },
     );
-    const packed = packCandidates(candidates, budgets.chunkTokens, tools.tokenizer);
+    const packed = layout.pack(candidates, budgets, tools.tokenizer);
     return { plan: { ...plan, packed }, candidates, y, complete };
   } finally {
     await tools.index.closeDocument(absPath);

@@ -7,13 +7,15 @@
  *   pool         — Shapley prefixes, Δ prefixes, top-L pairs and triples (pool.ts);
  *   verification — greedy decode of ∅ and of every pooled coalition, ES/EM against Y;
  *   labels       — S*, r*, discard below τ_es (labels.ts).
- * Prompts are the server's own sequences (prompt/sequences.ts): the same bytes inference sees.
+ * Prompts are the server's own layouts (prompt/layouts.ts): the same bytes inference sees, in the
+ * format of the model being labeled (RepoShapley's sequences, or Qwen2.5-Coder's repository format).
  */
 import { editSimilarity, exactMatch } from '../../bench/src/metrics/textMetrics.js';
 import type { GenerationOptions, ModelSession, SpecialTokenIds } from '../../server/src/model/completionModel.js';
 import type { TokenizedText } from '../../server/src/prompt/budget.js';
 import { toTokenIds } from '../../server/src/prompt/segments.js';
-import { generationSegments, noRetrievalSegments, type PromptPlan } from '../../server/src/prompt/sequences.js';
+import { layoutByName, type PromptLayout } from '../../server/src/prompt/layouts.js';
+import type { PromptPlan } from '../../server/src/prompt/sequences.js';
 import { keepLabels, labelInstance, type InstanceLabel, type LabelThresholds, type VerifiedCoalition } from './labels.js';
 import { buildPool, type PoolOptions } from './pool.js';
 import { exactShapley, membersOf, surrogateGame } from './shapley.js';
@@ -44,6 +46,8 @@ export interface ChunkShapleyInput {
   plan: PromptPlan;
   target: TokenizedText;
   special: SpecialTokenIds;
+  /** The layout `plan` was planned and packed with; the RepoShapley format when absent. */
+  layout?: PromptLayout;
 }
 
 export interface ChunkShapleyResult {
@@ -87,7 +91,7 @@ export async function runChunkShapley(
 async function normalizedLikelihood(
   session: ModelSession, input: ChunkShapleyInput, kept: number[] | undefined, signal?: AbortSignal,
 ): Promise<number> {
-  const prompt = toTokenIds(promptSegments(input.plan, kept), input.special);
+  const prompt = toTokenIds(promptSegments(input, kept), input.special);
   return (await session.logLikelihood(prompt, input.target.ids, signal)) / input.target.ids.length;
 }
 
@@ -96,11 +100,13 @@ export async function verifyCoalition(
   session: ModelSession, input: ChunkShapleyInput, mask: number, generation: GenerationOptions, signal?: AbortSignal,
 ): Promise<VerifiedCoalition> {
   const kept = mask === 0 ? undefined : membersOf(mask, input.plan.packed.length);
-  const prompt = toTokenIds(promptSegments(input.plan, kept), input.special);
+  const prompt = toTokenIds(promptSegments(input, kept), input.special);
   const { text } = await session.generate(prompt, generation, signal);
   return { mask, completion: text, es: editSimilarity(text, input.target.text), em: exactMatch(text, input.target.text) };
 }
 
-function promptSegments(plan: PromptPlan, kept: number[] | undefined) {
-  return kept === undefined ? noRetrievalSegments(plan) : generationSegments(plan, kept);
+/** The generation prompt with `kept` (undefined: the no-retrieval prompt, nothing packed). */
+function promptSegments(input: ChunkShapleyInput, kept: number[] | undefined) {
+  const layout = input.layout ?? layoutByName('reposhapley');
+  return kept === undefined ? layout.generation({ ...input.plan, packed: [] }, []) : layout.generation(input.plan, kept);
 }

@@ -5,15 +5,22 @@
  * One JSON line per instance. Resumable (finished ids are skipped), shardable so machines can
  * split one corpus (`--shard i/N` takes the ids whose hash is i mod N).
  *
- *   npx tsc && node dist/models/labeling/labelCorpus.js --model M.gguf [--shard 0/1] [--limit N]
+ *   npx tsc && node dist/models/labeling/labelCorpus.js --model qwen2.5-coder-0.5b|M.gguf [--shard 0/1] [--limit N]
+ *
+ * The prompts are the model's own layout (chooseLayout, as the server picks it) unless --layout
+ * names one; --budgets sets the in-file and chunk token budgets. Both go into every record, so
+ * the distillation builder rebuilds exactly the prompts that were labeled.
  */
+import { existsSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { Command } from 'commander';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
-import { DEFAULT_SETTINGS } from '../../shared/settings.js';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_SETTINGS, type PromptBudgets } from '../../shared/settings.js';
 import { findBundledModel } from '../../server/src/completion/modelChoice.js';
+import { cachedModelPath } from '../../server/src/modelStore/cacheDir.js';
+import { chooseLayout, layoutByName, type LayoutName, type PromptLayout } from '../../server/src/prompt/layouts.js';
 import { ContextOverflowError, type CompletionModel, type ModelSession } from '../../server/src/model/completionModel.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
@@ -25,7 +32,7 @@ import { openRepository } from '../data/repositoryTools.js';
 import { drawTargets, type Target } from '../data/targets.js';
 import { prepareTarget, targetFits, type PromptSettings, type RepositoryTools } from '../data/trainingSequences.js';
 import { DEFAULT_CHUNKSHAPLEY_OPTIONS, runChunkShapley, type ChunkShapleyResult } from './chunkShapley.js';
-import { labelRecord, readLabelFolder, type LabelRecord } from './labelRecord.js';
+import { labelRecord, readLabelFolder, type LabelGenerator, type LabelRecord } from './labelRecord.js';
 import { instanceId, labelUniverse } from './labelUniverse.js';
 
 interface Options {
@@ -38,6 +45,8 @@ interface Options {
   only?: string;
   limit: number;
   threads: number;
+  layout?: LayoutName;
+  budgets?: PromptBudgets;
 }
 
 /** The labeler's share of target kinds (the bench weighs line and API tasks most). */
@@ -46,8 +55,7 @@ const MIX = { line: 0.4, api: 0.4, block: 0.2 };
 async function main(): Promise<void> {
   const options = parseOptions();
   const [shardIndex, shardCount] = parseShard(options.shard);
-  const modelPath = options.model ?? findBundledModel();
-  if (!modelPath) throw new Error('no model: pass --model PATH (any GGUF; the bundled default is used when present)');
+  const modelPath = resolveModelPath(options.model);
   const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('label', 'warn'));
   if (loaded.kind !== 'ok') throw new Error(loaded.message);
   const model = loaded.model;
@@ -56,7 +64,10 @@ async function main(): Promise<void> {
   const done = await finishedIds(options.out);
   const corpus = await Corpus.open(options.manifest, options.corpus);
   const packages = corpus.packages.filter((p) => !options.only || options.only.split(',').includes(p.name));
-  const run = new LabelRun(model, await model.createSession(), outFile, done, options, (id) => fnv1a(id) % shardCount === shardIndex);
+  const layout = options.layout ? layoutByName(options.layout, model.info.echoLines) : chooseLayout(model.info);
+  const generator = { model: path.basename(modelPath), layout: layout.name, budgets: options.budgets ?? DEFAULT_SETTINGS.budgets };
+  process.stderr.write(`generator ${generator.model}, layout ${generator.layout}, budgets ${JSON.stringify(generator.budgets)}\n`);
+  const run = new LabelRun(model, await model.createSession(), layout, generator, outFile, done, options, (id) => fnv1a(id) % shardCount === shardIndex);
   const estimate = Math.ceil((packages.length * options.targetsPerPackage) / shardCount);
   run.bar.start(Math.min(options.limit, estimate), 0, { labeled: 0, discarded: 0 });
   try {
@@ -85,11 +96,15 @@ class LabelRun {
   private readonly prompt: PromptSettings;
 
   constructor(
-    private readonly model: CompletionModel, private readonly session: ModelSession, private readonly outFile: string,
+    private readonly model: CompletionModel, private readonly session: ModelSession, private readonly layout: PromptLayout,
+    private readonly generator: LabelGenerator, private readonly outFile: string,
     private readonly done: Set<string>, private readonly options: Options, private readonly isMine: (id: string) => boolean,
   ) {
     this.tokenizer = new LineTokenizer(model);
-    this.prompt = { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special, echoLines: model.info.echoLines };
+    this.prompt = {
+      contextSize: model.info.contextSize, settings: { ...DEFAULT_SETTINGS, budgets: generator.budgets },
+      special: model.info.special, echoLines: model.info.echoLines, layout,
+    };
   }
 
   get count(): number {
@@ -121,7 +136,8 @@ class LabelRun {
     const generation = { maxTokens: DEFAULT_SETTINGS.maxTokens, singleLine: target.kind !== 'block' };
     let result: ChunkShapleyResult;
     try {
-      result = await runChunkShapley(this.session, { plan: prepared.plan, target: prepared.y, special: this.model.info.special }, { ...DEFAULT_CHUNKSHAPLEY_OPTIONS, generation });
+      const input = { plan: prepared.plan, target: prepared.y, special: this.model.info.special, layout: this.layout };
+      result = await runChunkShapley(this.session, input, { ...DEFAULT_CHUNKSHAPLEY_OPTIONS, generation });
     } catch (error) {
       // One instance the model cannot take (a prompt over its context) must not end a run of
       // thousands; it is not recorded, so a later run with a fixed budget labels it.
@@ -132,7 +148,7 @@ class LabelRun {
     }
     const record: LabelRecord = labelRecord({
       id, repository, split: isValidationPackage(repository) ? 'val' : 'train', target, prepared, result,
-      totalMs: performance.now() - started,
+      generator: this.generator, totalMs: performance.now() - started,
     });
     await appendFile(this.outFile, JSON.stringify(record) + '\n');
     if (result.label.kind === 'label') this.labeled++;
@@ -148,6 +164,29 @@ class LabelRun {
  */
 async function finishedIds(dir: string): Promise<Set<string>> {
   return new Set((await readLabelFolder(dir)).map((record) => record.id));
+}
+
+/** A GGUF path, or a catalog name resolved to its pulled file; the bundled model when none is given. */
+function resolveModelPath(value: string | undefined): string {
+  if (value === undefined) {
+    const bundled = findBundledModel();
+    if (!bundled) throw new Error('no model: pass --model PATH or a catalog name (the bundled model is used when present)');
+    return bundled;
+  }
+  if (existsSync(value)) return value;
+  const cached = cachedModelPath(value);
+  if (cached.kind === 'error') throw new Error(`--model ${value}: no such file, and ${cached.message}`);
+  if (!cached.exists) throw new Error(`--model ${value}: not pulled yet; run \`reposhapley model pull ${value}\``);
+  return cached.path;
+}
+
+function parseBudgets(value: string): PromptBudgets {
+  const numbers = value.split(',').map(Number);
+  if (numbers.length !== 3 || !numbers.every((n) => Number.isInteger(n) && n >= 0)) {
+    throw new InvalidArgumentError(`--budgets takes three whole numbers (prefix,suffix,chunks), got ${value}`);
+  }
+  const [prefixTokens, suffixTokens, chunkTokens] = numbers as [number, number, number];
+  return { prefixTokens, suffixTokens, chunkTokens };
 }
 
 function parseShard(spec: string): [number, number] {
@@ -168,6 +207,8 @@ function parseOptions(): Options {
     .option('--only <names>', 'comma-separated packages')
     .option('--limit <n>', 'stop after n instances this run', (v) => Number(v), Number.POSITIVE_INFINITY)
     .option('--threads <n>', 'model threads', (v) => Number(v), 2)
+    .addOption(new Option('--layout <name>', 'prompt layout (default: the one the server picks for the model)').choices(['reposhapley', 'repo-fim', 'plain-fim']))
+    .option('--budgets <p,s,c>', 'prefix, suffix and chunk token budgets (default: the server\'s)', parseBudgets)
     .parse()
     .opts<Options>();
 }

@@ -1,13 +1,25 @@
 /** The JSON line the labeler writes per instance (documented in docs/labeling.md). */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { PromptBudgets } from '../../shared/settings.js';
+import type { LayoutName } from '../../server/src/prompt/layouts.js';
 import type { Target } from '../data/targets.js';
 import type { PreparedTarget } from '../data/trainingSequences.js';
 import type { ChunkShapleyResult } from './chunkShapley.js';
 import { membersOf } from './shapley.js';
 
+/** The frozen generator G and how it was prompted: what a rebuild of the instance must match. */
+export interface LabelGenerator {
+  /** The GGUF's file name. */
+  model: string;
+  layout: LayoutName;
+  budgets: PromptBudgets;
+}
+
 export interface LabelRecord {
   id: string;
+  /** Absent in records before 2026-12-02: the small model, the RepoShapley layout, the default budgets. */
+  generator?: LabelGenerator;
   repository: string;
   split: 'train' | 'val';
   path: string;
@@ -33,13 +45,13 @@ export interface LabelRecord {
 
 export function labelRecord(input: {
   id: string; repository: string; split: 'train' | 'val'; target: Target; prepared: PreparedTarget;
-  result: ChunkShapleyResult; totalMs: number;
+  result: ChunkShapleyResult; generator: LabelGenerator; totalMs: number;
 }): LabelRecord {
   const { target, prepared, result } = input;
   const count = prepared.plan.packed.length;
   const label = result.label;
   return {
-    id: input.id, repository: input.repository, split: input.split, path: target.relPath, kind: target.kind,
+    id: input.id, generator: input.generator, repository: input.repository, split: input.split, path: target.relPath, kind: target.kind,
     line: target.line, character: target.character, target: target.text,
     candidates: prepared.plan.packed.map((p) => {
       const candidate = prepared.candidates[p.candidateIndex]!;

@@ -22,6 +22,7 @@ import { BYTE_TO_UNICODE, PYTHON_CORPUS, learnMerges } from './byteBpe.js';
 /** llama.cpp token types. */
 const TOKEN_TYPE_NORMAL = 1;
 const TOKEN_TYPE_CONTROL = 3;
+const TOKEN_TYPE_UNUSED = 5;
 
 /** Options of {@link writeTinyModel}; every field but `path` has a small default. */
 export interface TinyModelOptions {
@@ -56,6 +57,11 @@ export interface TinyModelOptions {
   needThreshold?: number;
   /** Record a cursor echo (`reposhapley.echo_lines`), as the export does for models trained with one. */
   echoLines?: number;
+  /**
+   * Append this many unused padding rows (`[PAD<id>]`, type UNUSED), as llama.cpp's converter
+   * leaves them in Qwen2.5-Coder's vocabulary; control packs take their ids. Default 0.
+   */
+  paddingRows?: number;
 }
 
 /** What was written: the vocabulary, to look ids up in tests. */
@@ -104,9 +110,11 @@ function buildVocabulary(options: TinyModelOptions): Vocabulary {
   // Two merges can produce the same text ("a bc", "ab c"); the vocabulary lists it once.
   const normal = [...new Set([...BYTE_TO_UNICODE, ...merges.map((m) => m.replace(' ', ''))])];
   const special = specialTokenTexts(options);
+  const first = normal.length + special.length;
+  const padding = Array.from({ length: options.paddingRows ?? 0 }, (_, i) => `[PAD${first + i}]`);
   return {
-    tokens: [...normal, ...special],
-    types: [...normal.map(() => TOKEN_TYPE_NORMAL), ...special.map(() => TOKEN_TYPE_CONTROL)],
+    tokens: [...normal, ...special, ...padding],
+    types: [...normal.map(() => TOKEN_TYPE_NORMAL), ...special.map(() => TOKEN_TYPE_CONTROL), ...padding.map(() => TOKEN_TYPE_UNUSED)],
     merges,
   };
 }

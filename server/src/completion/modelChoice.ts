@@ -8,10 +8,10 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { PullableModel } from '../../../shared/messages.js';
 import type { CompletionSettings } from '../../../shared/settings.js';
-import { cachedModelPath, pullHint } from '../modelStore/cacheDir.js';
+import { packageRoot } from '../util/packageRoot.js';
+import { cachedDerivedModel, cachedModelPath, pullHint } from '../modelStore/cacheDir.js';
 
 /** One file to try, with what to call it in traces and the status bar. */
 export interface ModelCandidate {
@@ -35,9 +35,7 @@ export interface ModelPlan {
 
 /** The folder holding the bundled small model (works from src and from dist). */
 export function defaultModelDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return path.join(dir, 'models', 'default');
+  return path.join(packageRoot(), 'models', 'default');
 }
 
 /** The bundled small model file, if this build ships one. */
@@ -50,6 +48,8 @@ export function findBundledModel(dir = defaultModelDir()): string | undefined {
 export interface ModelPlanInputs {
   env?: NodeJS.ProcessEnv;
   bundled?: () => string | undefined;
+  /** Where control packs are looked up (default: the repository's models/control). */
+  controlPacksDir?: string;
 }
 
 /** The files to try for these settings. */
@@ -68,13 +68,32 @@ export function planModel(
   if (cached.verified) {
     const repair = `Run "reposhapley model pull ${settings.model} --verify" to check and fetch it again` +
       (fallback.length > 0 ? '; until then completions use the small bundled model.' : '.');
-    return { candidates: [{ path: cached.path, label: settings.model, isFallback: false, repair }, ...fallback] };
+    const base: ModelCandidate = { path: cached.path, label: settings.model, isFallback: false, repair };
+    const pulled = withControlTokens(settings, base, inputs);
+    return { ...pulled, candidates: [...pulled.candidates, ...fallback] };
   }
   const why = cached.exists
     ? `The model ${settings.model} at ${cached.path} is not verified (an interrupted pull, or the file changed since)`
     : `The model ${settings.model} is not downloaded yet`;
   const { name, sizeBytes, license } = cached.entry;
   return { candidates: fallback, notice: withFallback(`${why}: ${pullHint(settings.model)}.`, fallback), pullable: { name, sizeBytes, license } };
+}
+
+/**
+ * The pulled model with its control pack applied comes first when the cache has it; a trained
+ * pack not applied yet is worth a pull, and says so.
+ */
+function withControlTokens(
+  settings: Pick<CompletionSettings, 'model' | 'modelCacheDir'>, base: ModelCandidate, inputs: ModelPlanInputs,
+): Pick<ModelPlan, 'candidates' | 'notice'> {
+  const derived = cachedDerivedModel(settings.model, settings.modelCacheDir || undefined, inputs.controlPacksDir);
+  if (!derived) return { candidates: [base] };
+  if (derived.verified) return { candidates: [{ ...base, path: derived.path, label: `${settings.model}+control` }, base] };
+  if (!derived.trained) return { candidates: [base] };
+  return {
+    candidates: [base],
+    notice: `The model ${settings.model} has trained RepoShapley control tokens that are not applied yet: ${pullHint(settings.model)}.`,
+  };
 }
 
 function withFallback(message: string, fallback: readonly ModelCandidate[]): string {

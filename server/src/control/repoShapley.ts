@@ -1,10 +1,11 @@
 /**
  * RepoShapley inference (Algorithm 1): the model decides <NEED>/<DONE> by the two-token softmax
  * against t_c; on NEED it reads the packed candidates and emits one <KEEP>/<DROP> per candidate
- * (restricted to those two tokens); generation then sees the kept chunks only.
+ * (restricted to those two tokens); generation then sees the kept chunks only. Where the
+ * decisions are read is the layout's ControlFormat (prompt/layouts.ts).
  */
-import { inFileSegments, selectionSegments } from '../prompt/sequences.js';
 import type { PackedChunk } from '../prompt/budget.js';
+import type { ControlFormat } from '../prompt/layouts.js';
 import { generateWith } from './generate.js';
 import type { ContextPolicy, PolicyContext, PolicyResult } from './types.js';
 
@@ -23,10 +24,11 @@ export function createRepoShapleyPolicy(options: RepoShapleyOptions = {}): Conte
 
 async function runRepoShapley(context: PolicyContext, options: RepoShapleyOptions): Promise<PolicyResult> {
   const { session, special: ids, signal } = context;
+  const control = controlOf(context);
   const decisionStart = performance.now();
   let needProbability: number | undefined;
   if (!options.alwaysNeed) {
-    const x = context.toIds(inFileSegments(context.inFile));
+    const x = context.toIds(control.trigger(context.inFile));
     needProbability = (await session.decide(x, ids.need!, ids.done!, signal)).probabilityFirst;
   }
   const decisionMs = performance.now() - decisionStart;
@@ -36,17 +38,38 @@ async function runRepoShapley(context: PolicyContext, options: RepoShapleyOption
   }
   const { candidates, packed } = context.retrieveAndPack();
   const selectionStart = performance.now();
-  const keepProbabilities = packed.length === 0 ? [] : await selectChunks(context, packed);
+  const keepProbabilities = packed.length === 0 ? [] : await selectChunks(context, control, packed);
   const selectionMs = performance.now() - selectionStart;
   const kept = keepProbabilities.flatMap((p, i) => (p >= 0.5 ? [i] : []));
   const result = await generateWith(context, packed, kept);
   return { decision: 'need', needProbability, candidates, packed, kept, keepProbabilities, decisionMs, selectionMs, ...result };
 }
 
-/** q_1..q_K under <SELECT>, each restricted to {KEEP, DROP} (Algorithm 1 line 16). */
-async function selectChunks(context: PolicyContext, packed: PackedChunk[]): Promise<number[]> {
+function controlOf(context: PolicyContext): ControlFormat {
+  const control = context.layout.control;
+  if (!control) throw new Error(`the ${context.layout.name} layout has no control format: resolvePolicy should not have chosen reposhapley`);
+  return control;
+}
+
+/**
+ * q_1..q_K, each restricted to {KEEP, DROP} (Algorithm 1 line 16), read where the control format
+ * puts them; the chosen token is appended before the next step. Each decide() evaluates only what
+ * the previous one did not (the session keeps the common prefix cached).
+ */
+async function selectChunks(context: PolicyContext, control: ControlFormat, packed: PackedChunk[]): Promise<number[]> {
   const { session, special: ids, signal } = context;
-  const prompt = context.toIds(selectionSegments({ ...context.inFile, packed }));
-  const decisions = await session.decideSequence(prompt, ids.keep!, ids.drop!, packed.length, signal);
-  return decisions.map((d) => d.probabilityFirst);
+  const { prefix, steps } = control.selection({ ...context.inFile, packed });
+  if (steps.every((step) => step.length === 0)) {
+    const decisions = await session.decideSequence(context.toIds(prefix), ids.keep!, ids.drop!, steps.length, signal);
+    return decisions.map((d) => d.probabilityFirst);
+  }
+  const tokens = context.toIds(prefix);
+  const probabilities: number[] = [];
+  for (const step of steps) {
+    tokens.push(...context.toIds(step));
+    const decision = await session.decide(tokens, ids.keep!, ids.drop!, signal);
+    probabilities.push(decision.probabilityFirst);
+    tokens.push(decision.probabilityFirst >= 0.5 ? ids.keep! : ids.drop!);
+  }
+  return probabilities;
 }

@@ -51,6 +51,11 @@ export interface ModelInfo {
   /** Prefix lines repeated after <MID> (GGUF `reposhapley.echo_lines`, prompt/sequences.ts); 0 when unset. */
   echoLines: number;
   /**
+   * The generation layout a derived pretrained model keeps (GGUF `reposhapley.layout`: `repo-fim`
+   * for Qwen2.5-Coder with a control pack); undefined for the RepoShapley sequences.
+   */
+  declaredLayout?: 'repo-fim';
+  /**
    * Which known FIM layout the FIM ids belong to (`reposhapley` (= Qwen2.5-Coder texts),
    * `starcoder`, `codellama`, `deepseek-coder`), `metadata` when GGUF metadata named ids
    * whose texts match no known layout, undefined when the model has no FIM tokens.

@@ -16,3 +16,11 @@ export const MAX_ECHO_LINES = 8;
 export function isEchoLineCount(value: number): boolean {
   return Number.isInteger(value) && value >= 0 && value <= MAX_ECHO_LINES;
 }
+
+/**
+ * The generation layout a derived pretrained model keeps (`repo-fim` for Qwen2.5-Coder): its
+ * control tokens decide, its own format generates. Absent: the RepoShapley sequences (the small model).
+ */
+export const LAYOUT_KEY = 'reposhapley.layout';
+/** The SHA-256 of the control pack's rows a derived GGUF was made from (provenance). */
+export const CONTROL_PACK_KEY = 'reposhapley.control_pack';

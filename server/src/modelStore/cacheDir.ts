@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { findControlPack, type LoadedControlPack } from './controlPack.js';
 import { MODEL_CATALOG, resolveCatalogModel, type CatalogEntry } from './catalog.js';
 import { hasVerifiedMark } from './sidecar.js';
 
@@ -72,4 +73,29 @@ export function downloadsDir(cacheDir: string, name: string): string {
 /** The hint every "not cached" message ends with. */
 export function pullHint(name: string): string {
   return `run "reposhapley model pull ${name}" to download it`;
+}
+
+/** The model a control pack derives from catalog model `name`, when the repository has a pack. */
+export interface DerivedModel {
+  path: string;
+  verified: boolean;
+  /** Whether the pack's rows are trained (an untrained pack's model behaves as the base does). */
+  trained: boolean;
+}
+
+/**
+ * The derived model of catalog model `name` in the cache (controlPack.ts), or undefined when the
+ * repository has no pack for it or the pack cannot be read (`model pull` reports that).
+ */
+export function cachedDerivedModel(name: string, cacheDir?: string, packsDir?: string): DerivedModel | undefined {
+  let loaded: LoadedControlPack | undefined;
+  try {
+    loaded = findControlPack(name, packsDir);
+  } catch {
+    return undefined;
+  }
+  if (!loaded) return undefined;
+  const { derived, trained } = loaded.pack;
+  const file = path.join(resolveCacheDir({ cacheDir }), derived.fileName);
+  return { path: file, verified: hasVerifiedMark(file, derived.sha256), trained };
 }

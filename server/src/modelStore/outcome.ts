@@ -8,6 +8,7 @@ export type PullErrorCode =
   | 'hash-mismatch'
   | 'disk-full'
   | 'download-failed'
+  | 'control-pack'
   | 'cancelled';
 
 /** Where the verified file came from. */
@@ -31,6 +32,8 @@ export type PullOutcome =
     sizeBytes: number;
     /** Why earlier sources were skipped, if any were (one line each). */
     fallbacks: string[];
+    /** The model the repository's control pack derives from it (controlPack.ts), when there is a pack. */
+    derived?: { path: string; sha256: string; made: boolean };
   }
   | PullFailure;
 

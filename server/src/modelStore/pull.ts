@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, rmdir, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { MODEL_CATALOG, resolveCatalogModel, type CatalogEntry, type ModelSource } from './catalog.js';
+import { deriveControlModel } from './controlDerive.js';
+import { findControlPack, type LoadedControlPack } from './controlPack.js';
 import { downloadsDir, resolveCacheDir } from './cacheDir.js';
 import { failure, failureFromError, formatMegabytes, type PullFailure, type PullOutcome, type PullSource } from './outcome.js';
 import { DEFAULT_PIP_COMMANDS, directoryBytes } from './pip.js';
@@ -35,6 +37,8 @@ export interface PullOptions {
   stallTimeoutMs?: number;
   /** Hash the cached file even when its sidecar marks it verified. */
   reverify?: boolean;
+  /** Where control packs are looked up (default: the repository's models/control). */
+  controlPacksDir?: string;
 }
 
 interface PullContext {
@@ -66,8 +70,36 @@ export async function pullModel(entry: CatalogEntry, options: PullOptions = {}):
   }
   const cached = await checkCache(context);
   if (cached.kind === 'error') return cached;
-  if (cached.kind === 'hit') return success(context, 'cache', []);
-  return fetchFromSources(context);
+  const pulled = cached.kind === 'hit' ? success(context, 'cache', []) : await fetchFromSources(context);
+  return pulled.kind === 'ok' ? withControlPack(context, pulled) : pulled;
+}
+
+/**
+ * The verified base plus what the repository's control pack makes of it (the model that emits
+ * RepoShapley's control tokens). A verified derived file is a no-op, like a cached base.
+ */
+async function withControlPack(context: PullContext, pulled: Extract<PullOutcome, { kind: 'ok' }>): Promise<PullOutcome> {
+  let loaded: LoadedControlPack | undefined;
+  try {
+    loaded = findControlPack(context.entry.name, context.options.controlPacksDir);
+  } catch (error) {
+    return failure('control-pack', `${(error as Error).message}; the base model ${pulled.path} is fine`);
+  }
+  if (!loaded) return pulled;
+  const { pack } = loaded;
+  if (pack.base.sha256 !== context.entry.sha256) {
+    return failure('control-pack', `the control pack ${loaded.dir} is for a base hashing to ${pack.base.sha256}, the catalog pins ${context.entry.sha256}`);
+  }
+  const derivedPath = path.join(context.cacheDir, pack.derived.fileName);
+  if (!context.options.reverify && hasVerifiedMark(derivedPath, pack.derived.sha256)) {
+    return { ...pulled, derived: { path: derivedPath, sha256: pack.derived.sha256, made: false } };
+  }
+  context.progress.note(`applying the control pack (${pack.tokens.length} control tokens${pack.trained ? '' : ', not trained yet'}) -> ${derivedPath}`);
+  await removeVerifiedMark(derivedPath);
+  const derived = await deriveControlModel(pulled.path, derivedPath, loaded);
+  if (derived.kind === 'error') return failure('control-pack', `${derived.message}; the base model ${pulled.path} is fine`);
+  await writeVerifiedMark(derivedPath, derived.sha256);
+  return { ...pulled, derived: { path: derivedPath, sha256: derived.sha256, made: true } };
 }
 
 function success(context: PullContext, source: PullSource, fallbacks: string[]): PullOutcome {

@@ -9,13 +9,18 @@
  *                (Qwen2.5-Coder's repository-level pretraining format: cross-file evidence as the
  *                other files of the repository, ahead of the FIM prefix)
  *   plain-fim    <PFX>[chunks as # comments]Xp<SFX>Xs<MID>       (plainFim.ts; any FIM model)
+ *
+ * A layout for a model with control tokens also says where Algorithm 1 reads its decisions
+ * ({@link ControlFormat}): the RepoShapley sequences of the paper, or, for a pretrained model that
+ * learned only its control rows (a derived Qwen2.5-Coder), a trigger after the in-file context
+ * and one KEEP/DROP right after each candidate (docs/control-tokens.md says why).
  */
 import type { ModelInfo } from '../model/completionModel.js';
 import type { Candidate } from '../retrieval/types.js';
 import { packCandidates, withFinalNewline, type PackedChunk, type TokenizedText } from './budget.js';
 import type { LineTokenizer } from './lineTokenizer.js';
 import { commentedChunk, plainFimSegments } from './plainFim.js';
-import { generationSegments, noRetrievalSegments, planPrompt, type PromptPlan } from './sequences.js';
+import { generationSegments, inFileSegments, noRetrievalSegments, planPrompt, selectionSegments, type PromptPlan } from './sequences.js';
 import { special, type Segment } from './segments.js';
 import type { LayoutPreference, PromptBudgets } from '../../../shared/settings.js';
 
@@ -33,8 +38,21 @@ export interface InFileInput {
   repoName: string;
 }
 
+/**
+ * Where the control decisions of Algorithm 1 are read. The NEED/DONE decision comes right after
+ * `trigger`; the KEEP/DROP decisions after `prefix` plus each step in turn, the chosen token
+ * appended before the next step. Labeler, trainer features, bench and server all build the
+ * decision prompts here, so they are the same bytes.
+ */
+export interface ControlFormat {
+  trigger(plan: PromptPlan): Segment[];
+  selection(plan: PromptPlan): { prefix: Segment[]; steps: Segment[][] };
+}
+
 export interface PromptLayout {
   readonly name: LayoutName;
+  /** Present when the model has control tokens to decide with. */
+  readonly control?: ControlFormat;
   /** Fit prefix and suffix to the budgets; nothing packed yet. */
   planInFile(input: InFileInput, budgets: PromptBudgets, tokenizer: LineTokenizer): PromptPlan;
   /** Render and pack candidates in rank order within the chunk budget. */
@@ -45,6 +63,11 @@ export interface PromptLayout {
 
 const reposhapleyLayout = (echoLines: number): PromptLayout => ({
   name: 'reposhapley',
+  // The paper's Format-1: all K decisions after <SELECT>, one after another.
+  control: {
+    trigger: inFileSegments,
+    selection: (plan) => ({ prefix: selectionSegments(plan), steps: plan.packed.map(() => []) }),
+  },
   planInFile: (input, budgets, tokenizer) => planPrompt(input.prefix, input.suffix, [], budgets, tokenizer, echoLines),
   pack: (candidates, budgets, tokenizer) => packCandidates(candidates, budgets.chunkTokens, tokenizer),
   generation: (plan, kept) =>
@@ -84,6 +107,23 @@ function sectionPath(candidate: Candidate): string {
 }
 
 /**
+ * The repository format with control tokens (a derived Qwen2.5-Coder). Trigger: the no-retrieval
+ * prompt up to the end of the suffix, so a DONE generation only appends `<|fim_middle|>` to what
+ * is cached. Selection: `<NEED>`, then each candidate as `<C_i>path\ncode</C_i>` with its decision
+ * right after it, where the model has just read the candidate in the light of the cursor.
+ */
+const repoFimControlLayout: PromptLayout = {
+  ...repoFimLayout,
+  control: {
+    trigger: (plan) => repoFimSegments(plan, []).slice(0, -1),
+    selection: (plan) => ({
+      prefix: [...repoFimSegments(plan, []).slice(0, -1), special('NEED')],
+      steps: plan.packed.map((chunk, i) => [special(`C_${i + 1}`), text(chunk), special(`/C_${i + 1}`)]),
+    }),
+  },
+};
+
+/**
  * The repository format: the kept chunks as other files of the repository, best-ranked last so
  * the strongest evidence sits nearest the current file, then the current file in FIM form.
  */
@@ -105,6 +145,7 @@ export function repoFimSegments(plan: PromptPlan, kept: readonly number[]): Segm
  * repository format when its vocabulary has one (and the preference allows), else plain FIM.
  */
 export function chooseLayout(info: ModelInfo, preference: LayoutPreference = 'auto'): PromptLayout {
+  if (info.hasControlTokens && info.declaredLayout === 'repo-fim') return repoFimControlLayout;
   if (info.hasControlTokens) return reposhapleyLayout(info.echoLines);
   const hasRepoFormat = info.special.repoName !== undefined && info.special.fileSeparator !== undefined;
   if (preference !== 'plain-fim' && hasRepoFormat) return repoFimLayout;
@@ -112,9 +153,10 @@ export function chooseLayout(info: ModelInfo, preference: LayoutPreference = 'au
 }
 
 /** A layout by name (tests, the bench, the labeler); servers use {@link chooseLayout}. */
-export function layoutByName(name: LayoutName, echoLines = 0): PromptLayout {
+export function layoutByName(name: LayoutName, echoLines = 0, withControl = false): PromptLayout {
   if (name === 'reposhapley') return reposhapleyLayout(echoLines);
-  return name === 'repo-fim' ? repoFimLayout : plainFimLayout;
+  if (name === 'repo-fim') return withControl ? repoFimControlLayout : repoFimLayout;
+  return plainFimLayout;
 }
 
 function tokenized(value: string, tokenizer: LineTokenizer): TokenizedText {

@@ -76,6 +76,7 @@ describe('GGUF writer and reader', () => {
     ['a.f32', [64, 3], GgmlType.F32],
     ['b.f16', [5, 7], GgmlType.F16],
     ['c.q8', [96, 2], GgmlType.Q8_0],
+    ['e.q5', [64, 3], GgmlType.Q5_0],
     ['d.vec', [33], GgmlType.F32],
   ];
   let file: string;
@@ -138,7 +139,8 @@ describe('GGUF writer and reader', () => {
     const actual = decodeTensorData(await readTensorBytes(file, header, info), type, count);
     for (let i = 0; i < count; i++) {
       const blockMax = Math.max(...expected.subarray(i - (i % 32), i - (i % 32) + 32).map(Math.abs));
-      const tolerance = type === GgmlType.F32 ? 0 : type === GgmlType.F16 ? Math.abs(expected[i]) * 2 ** -11 : (blockMax / 127) * 0.6;
+      const step = type === GgmlType.Q5_0 ? blockMax / 16 : blockMax / 127;
+      const tolerance = type === GgmlType.F32 ? 0 : type === GgmlType.F16 ? Math.abs(expected[i]) * 2 ** -11 : step * 0.6;
       expect(Math.abs(actual[i] - expected[i])).toBeLessThanOrEqual(tolerance);
     }
   });

@@ -53,12 +53,17 @@ export enum GgmlType {
   BF16 = 30,
 }
 
-/** Tensor types the writer can encode. */
-export type WritableGgmlType = GgmlType.F32 | GgmlType.F16 | GgmlType.Q8_0;
+/**
+ * Tensor types the writer can encode. Q5_0 is there for patching rows of a pretrained model's
+ * token embedding (Qwen2.5-Coder's Q4_K_M files store `token_embd` as Q5_0).
+ */
+export type WritableGgmlType = GgmlType.F32 | GgmlType.F16 | GgmlType.Q8_0 | GgmlType.Q5_0;
 
 /** Q8_0 packs 32 values per block: an f16 scale and 32 int8 quants. */
 export const Q8_0_BLOCK_SIZE = 32;
 const Q8_0_BLOCK_BYTES = 2 + Q8_0_BLOCK_SIZE;
+/** Q5_0 packs 32 values per block: an f16 scale, 32 high bits, and 32 low nibbles. */
+const Q5_0_BLOCK_BYTES = 2 + 4 + 16;
 
 /** Bytes of `count` elements of a writable type (count must be a multiple of 32 for Q8_0). */
 export function tensorByteSize(type: WritableGgmlType, count: number): number {
@@ -69,6 +74,8 @@ export function tensorByteSize(type: WritableGgmlType, count: number): number {
       return count * 2;
     case GgmlType.Q8_0:
       return (count / Q8_0_BLOCK_SIZE) * Q8_0_BLOCK_BYTES;
+    case GgmlType.Q5_0:
+      return (count / Q8_0_BLOCK_SIZE) * Q5_0_BLOCK_BYTES;
   }
 }
 
@@ -143,6 +150,8 @@ export function encodeTensorData(data: Float32Array, type: WritableGgmlType): Bu
       return encodeF16(data);
     case GgmlType.Q8_0:
       return encodeQ8_0(data);
+    case GgmlType.Q5_0:
+      return encodeQ5_0(data);
   }
 }
 
@@ -174,6 +183,40 @@ function encodeQ8_0(data: Float32Array): Buffer {
   return out;
 }
 
+/**
+ * ggml's Q5_0 rounding: the scale is the block's largest-magnitude value over -16, each value
+ * becomes q = min(31, trunc(x / d + 16.5)) in 0..31 (x = d·(q − 16)); element j and j + 16 share
+ * a byte of low nibbles, and bit j of the 32-bit word holds element j's fifth bit.
+ */
+function encodeQ5_0(data: Float32Array): Buffer {
+  if (data.length % Q8_0_BLOCK_SIZE !== 0) {
+    throw new RangeError(`Q5_0 needs a multiple of ${Q8_0_BLOCK_SIZE} values, got ${data.length}`);
+  }
+  const blocks = data.length / Q8_0_BLOCK_SIZE;
+  const out = Buffer.alloc(blocks * Q5_0_BLOCK_BYTES);
+  const half = Q8_0_BLOCK_SIZE / 2;
+  for (let b = 0; b < blocks; b++) {
+    const start = b * Q8_0_BLOCK_SIZE;
+    let extreme = 0;
+    for (let i = 0; i < Q8_0_BLOCK_SIZE; i++) if (Math.abs(data[start + i]) > Math.abs(extreme)) extreme = data[start + i];
+    const d = extreme / -16;
+    const inverse = d ? 1 / d : 0;
+    const offset = b * Q5_0_BLOCK_BYTES;
+    const quant = (x: number) => Math.min(31, Math.trunc(x * inverse + 16.5));
+    let highBits = 0;
+    for (let j = 0; j < half; j++) {
+      const low = quant(data[start + j]);
+      const high = quant(data[start + half + j]);
+      out.writeUInt8((low & 0x0f) | ((high & 0x0f) << 4), offset + 6 + j);
+      highBits |= ((low >> 4) & 1) << j;
+      highBits |= ((high >> 4) & 1) << (j + half);
+    }
+    out.writeUInt16LE(float32ToFloat16Bits(d), offset);
+    out.writeUInt32LE(highBits >>> 0, offset + 2);
+  }
+  return out;
+}
+
 function roundHalfAwayFromZero(value: number): number {
   return Math.sign(value) * Math.round(Math.abs(value));
 }
@@ -185,6 +228,8 @@ export function decodeTensorData(bytes: Buffer, type: WritableGgmlType, count: n
     for (let i = 0; i < count; i++) out[i] = bytes.readFloatLE(i * 4);
   } else if (type === GgmlType.F16) {
     for (let i = 0; i < count; i++) out[i] = float16BitsToFloat32(bytes.readUInt16LE(i * 2));
+  } else if (type === GgmlType.Q5_0) {
+    decodeQ5_0(bytes, out);
   } else {
     for (let i = 0; i < count; i++) {
       const offset = Math.floor(i / Q8_0_BLOCK_SIZE) * Q8_0_BLOCK_BYTES;
@@ -193,4 +238,18 @@ export function decodeTensorData(bytes: Buffer, type: WritableGgmlType, count: n
     }
   }
   return out;
+}
+
+function decodeQ5_0(bytes: Buffer, out: Float32Array): void {
+  const half = Q8_0_BLOCK_SIZE / 2;
+  for (let start = 0; start < out.length; start += Q8_0_BLOCK_SIZE) {
+    const offset = (start / Q8_0_BLOCK_SIZE) * Q5_0_BLOCK_BYTES;
+    const d = float16BitsToFloat32(bytes.readUInt16LE(offset));
+    const highBits = bytes.readUInt32LE(offset + 2);
+    for (let j = 0; j < half; j++) {
+      const packed = bytes.readUInt8(offset + 6 + j);
+      out[start + j] = d * (((packed & 0x0f) | (((highBits >>> j) & 1) << 4)) - 16);
+      out[start + half + j] = d * (((packed >> 4) | (((highBits >>> (j + half)) & 1) << 4)) - 16);
+    }
+  }
 }

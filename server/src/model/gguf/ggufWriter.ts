@@ -69,8 +69,8 @@ export class GgufWriter {
     if (ne.length < 1 || ne.length > 4 || ne.some((n) => !Number.isInteger(n) || n < 1)) {
       throw new RangeError(`tensor ${name}: bad dimensions [${ne.join(', ')}]`);
     }
-    if (type === GgmlType.Q8_0 && ne[0] % Q8_0_BLOCK_SIZE !== 0) {
-      throw new RangeError(`tensor ${name}: Q8_0 needs ne[0] divisible by ${Q8_0_BLOCK_SIZE}, got ${ne[0]}`);
+    if ((type === GgmlType.Q8_0 || type === GgmlType.Q5_0) && ne[0] % Q8_0_BLOCK_SIZE !== 0) {
+      throw new RangeError(`tensor ${name}: ${GgmlType[type]} needs ne[0] divisible by ${Q8_0_BLOCK_SIZE}, got ${ne[0]}`);
     }
     const count = ne.reduce((a, b) => a * b, 1);
     if (source instanceof Float32Array && source.length !== count) {
@@ -200,8 +200,19 @@ function checkScalar(value: GgufScalar, type: ScalarType): void {
   if (big < range[0] || big > range[1]) throw new RangeError(`${value} does not fit GGUF ${GgufValueType[type]}`);
 }
 
-/** Serializes everything before the tensor data. */
-function encodeHeader(kv: Map<string, GgufValue>, tensors: PendingTensor[]): Buffer {
+/** What the header says of a tensor; offsets are relative to the data section. */
+export interface TensorHeaderEntry {
+  name: string;
+  ne: readonly number[];
+  type: number;
+  offset: number;
+}
+
+/**
+ * Serializes everything before the tensor data (no trailing alignment padding). Exported for
+ * rewriting an existing file's metadata over its unchanged tensor data (gguf/patchGguf.ts).
+ */
+export function encodeHeader(kv: ReadonlyMap<string, GgufValue>, tensors: readonly TensorHeaderEntry[]): Buffer {
   const out = new ByteSink();
   out.raw(Buffer.from(GGUF_MAGIC, 'latin1'));
   out.u32(GGUF_VERSION);

@@ -8,7 +8,7 @@ import type { LoadModelOptions, LoadModelResult, ModelInfo } from '../completion
 import type { Logger } from '../../util/logger.js';
 import { kvArray, kvString, readGgufHeader, type GgufHeader } from '../gguf/ggufReader.js';
 import { GgufValueType } from '../gguf/ggufTypes.js';
-import { CONTROL_TRAINED_KEY, ECHO_LINES_KEY, isEchoLineCount, NEED_THRESHOLD_KEY } from '../reposhapleyKeys.js';
+import { CONTROL_TRAINED_KEY, ECHO_LINES_KEY, isEchoLineCount, LAYOUT_KEY, NEED_THRESHOLD_KEY } from '../reposhapleyKeys.js';
 import { scanSpecialTokens } from './specialTokenIds.js';
 import { acquireRuntime, resolveThreads, type RuntimeLease } from './llamaRuntime.js';
 import { LlamaCompletionModel } from './llamaCompletionModel.js';
@@ -99,6 +99,7 @@ function describeModel(
     controlTokensTrained: scan.hasControlTokens && header.kv.get(CONTROL_TRAINED_KEY)?.value !== false,
     needThreshold: recordedThreshold(header),
     echoLines: recordedEchoLines(header),
+    declaredLayout: kvString(header, LAYOUT_KEY) === 'repo-fim' ? 'repo-fim' : undefined,
     fimLayout: scan.fimLayout,
     addBeginOfText: addBos?.type === GgufValueType.BOOL ? Boolean(addBos.value) : undefined,
     gpuLayers: runtime.gpuLayers,
