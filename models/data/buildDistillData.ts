@@ -26,18 +26,17 @@ import path from 'node:path';
 import { nonNegativeInt } from '../../bench/src/cliNumbers.js';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
-import { clampedOffset } from '../../server/src/indexing/textEdits.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusReader.js';
 import { DEFAULT_CHUNKSHAPLEY_OPTIONS } from '../labeling/chunkShapley.js';
-import { readLabelFolder, type LabelRecord } from '../labeling/labelRecord.js';
+import type { LabelRecord } from '../labeling/labelRecord.js';
+import { readLabelsByRepository, rebuildInstance } from '../labeling/rebuildInstance.js';
 import type { LabelThresholds } from '../labeling/labels.js';
 import { distillLabel, distillSequences, LABEL_SOURCES, type LabelSource } from './distillSequences.js';
 import { seededRandom } from './random.js';
 import { concatBorrowed, replaySources, selectReplay, type ShardIndex } from './replay.js';
 import { openRepository } from './repositoryTools.js';
 import { ShardWriter, writeIndex, type SequenceRow } from './shards.js';
-import type { Target } from './targets.js';
-import { parseSequenceFormats, prepareTarget, type PreparedTarget, type PromptSettings, type RepositoryTools } from './trainingSequences.js';
+import { parseSequenceFormats, type PromptSettings, type RepositoryTools } from './trainingSequences.js';
 import { openVocabTokenizer } from './vocabTokenizer.js';
 import { REPO_ROOT } from '../../bench/src/repoPaths.js';
 
@@ -91,7 +90,7 @@ async function main(): Promise<void> {
   const counts: Counts = { records: 0, used: 0, need: 0, done: 0, unlabeled: 0, stale: 0, keptChunks: 0, packedChunks: 0 };
   try {
     const corpus = await Corpus.open(options.manifest, options.corpus);
-    for (const [repository, records] of await readLabels(options.labels)) {
+    for (const [repository, records] of await readLabelsByRepository(options.labels)) {
       const repo = await openRepository(path.join(corpus.dir, repository), DEFAULT_SETTINGS, vocab.tokenizer);
       try {
         for (const record of records) await addRecord(record, repo, prompt, writers[record.split], options.source, counts, thresholds);
@@ -124,18 +123,6 @@ async function main(): Promise<void> {
   }
 }
 
-/** Label records of the folder, deduplicated by id (the last wins), grouped by repository. */
-async function readLabels(dir: string): Promise<Map<string, LabelRecord[]>> {
-  const byId = new Map((await readLabelFolder(dir)).map((record) => [record.id, record]));
-  const byRepository = new Map<string, LabelRecord[]>();
-  for (const record of byId.values()) {
-    const list = byRepository.get(record.repository) ?? [];
-    list.push(record);
-    byRepository.set(record.repository, list);
-  }
-  return new Map([...byRepository].sort(([a], [b]) => a.localeCompare(b)));
-}
-
 async function addRecord(
   record: LabelRecord, repo: RepositoryTools, prompt: PromptSettings, writer: ShardWriter, source: LabelSource, counts: Counts,
   thresholds: LabelThresholds | undefined,
@@ -146,7 +133,7 @@ async function addRecord(
     counts.unlabeled++;
     return;
   }
-  const prepared = await prepareRecord(record, repo, prompt);
+  const prepared = await rebuildInstance(record, repo, prompt);
   if (!prepared) {
     counts.stale++;
     return;
@@ -158,31 +145,6 @@ async function addRecord(
   for (const sequence of distillSequences(prepared.plan, prepared.y, record.kind, label, prompt.special)) {
     await writer.add(sequence, { package: record.repository, path: record.path, kind: record.kind });
   }
-}
-
-/** The labeled instance rebuilt as the labeler built it, or undefined when anything differs. */
-async function prepareRecord(record: LabelRecord, repo: RepositoryTools, prompt: PromptSettings): Promise<PreparedTarget | undefined> {
-  const file = repo.index.file(record.path);
-  if (!file) return undefined;
-  // The check on the text catches a cursor that no longer points where it did.
-  const start = clampedOffset(file.text, { line: record.line, character: record.character });
-  if (file.text.slice(start, start + record.target.length) !== record.target) return undefined;
-  const target: Target = {
-    kind: record.kind, relPath: record.path, line: record.line, character: record.character,
-    start, end: start + record.target.length, text: record.target,
-  };
-  const prepared = await prepareTarget(repo, prompt, file.absPath, file.text, target);
-  if (!prepared || !sameCandidates(prepared, record)) return undefined;
-  return prepared;
-}
-
-function sameCandidates(prepared: PreparedTarget, record: LabelRecord): boolean {
-  const now = prepared.plan.packed.map((p) => {
-    const { relPath, startLine, endLine } = prepared.candidates[p.candidateIndex]!.chunk;
-    return `${relPath}:${startLine}-${endLine}:${p.reduced}`;
-  });
-  const then = record.candidates.map((c) => `${c.relPath}:${c.startLine}-${c.endLine}:${c.reduced}`);
-  return now.join('\n') === then.join('\n');
 }
 
 function parseOptions(): Options {

@@ -1,6 +1,7 @@
 /**
  * Runs the trainer's Python unit tests (models/train/test_train.py: RoPE convention, shard
- * packing, loss weighting, bitwise-identical resume, SIGTERM checkpointing, --init-weights)
+ * packing, loss weighting, bitwise-identical resume, SIGTERM checkpointing, --init-weights; and
+ * test_control_rows.py: the control-row trainer on synthetic features)
  * under vitest, the project's one test runner. Skipped with the reason when Debian's python3
  * lacks torch.
  */
@@ -16,7 +17,7 @@ const HAS_TORCH = spawnSync(PYTHON, ['-c', 'import torch'], { stdio: 'ignore' })
 test('trainer unit tests (python unittest)', (ctx) => {
   ctx.skip(!HAS_TORCH, `skipped: ${PYTHON} cannot import torch; install it with ` +
     '`apt-get install -y --no-install-recommends python3-torch libopenblas0-pthread`');
-  const result = spawnSync(PYTHON, ['-m', 'unittest', 'test_train'], {
+  const result = spawnSync(PYTHON, ['-m', 'unittest', 'test_train', 'test_control_rows'], {
     cwd: HERE, encoding: 'utf8', timeout: 600_000, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
   });
   expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);

@@ -48,6 +48,9 @@ export async function runModelPull(name: string | undefined, options: ModelOptio
   const seconds = ((now() - started) / 1000).toFixed(1);
   const how = outcome.source === 'cache' ? 'already in the cache' : `fetched from ${outcome.source}`;
   deps.output.err(`${model}: ${how}, SHA-256 verified, ${formatMegabytes(outcome.sizeBytes)}, ${seconds} s`);
+  if (outcome.derived) {
+    deps.output.err(`${model}+control: ${outcome.derived.made ? 'made with' : 'already made with'} the repository's control pack, SHA-256 verified: ${outcome.derived.path}`);
+  }
   deps.output.out(outcome.path);
   return EXIT_OK;
 }

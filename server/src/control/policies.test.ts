@@ -1,9 +1,9 @@
 /** Orchestration tests of the policies with a scripted fake session (the real model is tested in model/). */
 import { describe, expect, test } from 'vitest';
-import type { BinaryDecision, GenerationOptions, ModelSession, SpecialTokenIds } from '../model/completionModel.js';
+import type { BinaryDecision, GenerationOptions, ModelInfo, ModelSession, SpecialTokenIds } from '../model/completionModel.js';
 import type { PackedChunk } from '../prompt/budget.js';
 import { LineTokenizer } from '../prompt/lineTokenizer.js';
-import { layoutByName } from '../prompt/layouts.js';
+import { chooseLayout, layoutByName } from '../prompt/layouts.js';
 import { toTokenIds } from '../prompt/segments.js';
 import { planPrompt } from '../prompt/sequences.js';
 import { fullRetrievalPolicy } from './fullRetrieval.js';
@@ -93,6 +93,39 @@ describe('policies', () => {
     expect(session.calls[1]!.tokens.at(-1)).toBe(9);
     const generation = session.calls[2]!.tokens.slice(IN_FILE.length);
     expect(generation).toEqual([5, 10, 1099, 1048, 1010, 20, 11, 1099, 1050, 1010, 21, 6, 3]);
+  });
+
+  test('repo-fim control: each candidate is read, then decided, the choice appended before the next', async () => {
+    const ids: SpecialTokenIds = { ...IDS, repoName: 30, fileSeparator: 31 };
+    const answers = [0.8, 0.9, 0.3, 0.6];
+    const session = new (class extends ScriptedSession {
+      override async decide(tokens: number[]): Promise<BinaryDecision> {
+        this.calls.push({ op: 'decide', tokens });
+        return { probabilityFirst: answers.shift()!, logitFirst: 0, logitSecond: 0 };
+      }
+    })(0, []);
+    const derived = { hasControlTokens: true, declaredLayout: 'repo-fim', echoLines: 0, special: ids } as unknown as ModelInfo;
+    const layout = chooseLayout(derived);
+    const ctx = context(session, 3);
+    const inFile = layout.planInFile({ prefix: 'ab', suffix: 'cd', path: 'f.py', repoName: 'r' }, { prefixTokens: 100, suffixTokens: 100, chunkTokens: 100 }, tokenizer);
+    const result = await createRepoShapleyPolicy().run({
+      ...ctx, layout, special: ids, inFile, toIds: (segments) => toTokenIds(segments, ids),
+    });
+    expect(result.kept).toEqual([0, 2]);
+    expect(result.keepProbabilities).toEqual([0.9, 0.3, 0.6]);
+    const [trigger, first, second, third] = session.calls.map((c) => c.tokens);
+    // The trigger: <|repo_name|>r\n<|file_sep|>f.py\n<PFX>ab<SFX>cd, no <MID>.
+    expect(trigger![0]).toBe(30);
+    expect(trigger!.slice(-3)).toEqual([2, 1099, 1100]);
+    // <NEED><C_1>c0\n</C_1>, then q_1 = KEEP and <C_2>c1\n</C_2>, then q_2 = DROP and <C_3>...
+    expect(first!.slice(trigger!.length)).toEqual([5, 10, 1099, 1048, 1010, 20]);
+    expect(second!.slice(first!.length)).toEqual([7, 11, 1099, 1049, 1010, 21]);
+    expect(third!.slice(second!.length)).toEqual([8, 12, 1099, 1050, 1010, 22]);
+    // Generation is the repository format with the kept chunks, best-ranked last.
+    const generation = session.calls.at(-1)!;
+    expect(generation.op).toBe('generate');
+    expect(generation.tokens.at(-1)).toBe(3);
+    expect(generation.tokens).not.toContain(5);
   });
 
   test('no-trigger ablation always retrieves', async () => {

@@ -67,7 +67,7 @@ async function selectChunks(context: PolicyContext, control: ControlFormat, pack
   const probabilities: number[] = [];
   for (const step of steps) {
     tokens.push(...context.toIds(step));
-    const decision = await session.decide(tokens, ids.keep!, ids.drop!, signal);
+    const decision = await session.decide([...tokens], ids.keep!, ids.drop!, signal);
     probabilities.push(decision.probabilityFirst);
     tokens.push(decision.probabilityFirst >= 0.5 ? ids.keep! : ids.drop!);
   }

@@ -163,6 +163,16 @@ export interface ModelSession {
   dispose(): Promise<void>;
 }
 
+/**
+ * Reads the model's final hidden states (training tools only: control rows are trained against
+ * them). Each call evaluates `prefix` afresh, then each step in turn, and returns h after the
+ * prefix and after every step.
+ */
+export interface HiddenStateReader {
+  statesAfter(prefix: readonly number[], steps: readonly (readonly number[])[]): Promise<Float32Array[]>;
+  dispose(): Promise<void>;
+}
+
 /** A loaded model. */
 export interface CompletionModel {
   readonly info: ModelInfo;
@@ -171,6 +181,8 @@ export interface CompletionModel {
   /** Text of tokens; special tokens are dropped unless `specialTokens` (for traces and debugging). */
   detokenize(tokens: number[], specialTokens?: boolean): string;
   createSession(): Promise<ModelSession>;
+  /** A hidden-state reader with its own context, where the runtime offers one (llama.cpp does). */
+  createHiddenStateReader?(): Promise<HiddenStateReader>;
   dispose(): Promise<void>;
 }
 

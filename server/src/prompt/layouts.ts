@@ -153,10 +153,9 @@ export function chooseLayout(info: ModelInfo, preference: LayoutPreference = 'au
 }
 
 /** A layout by name (tests, the bench, the labeler); servers use {@link chooseLayout}. */
-export function layoutByName(name: LayoutName, echoLines = 0, withControl = false): PromptLayout {
+export function layoutByName(name: LayoutName, echoLines = 0): PromptLayout {
   if (name === 'reposhapley') return reposhapleyLayout(echoLines);
-  if (name === 'repo-fim') return withControl ? repoFimControlLayout : repoFimLayout;
-  return plainFimLayout;
+  return name === 'repo-fim' ? repoFimLayout : plainFimLayout;
 }
 
 function tokenized(value: string, tokenizer: LineTokenizer): TokenizedText {

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import type { SpecialTokenIds } from '../model/completionModel.js';
+import type { ModelInfo, SpecialTokenIds } from '../model/completionModel.js';
 import { FIM_LAYOUTS } from '../model/specialTokens.js';
 import type { Candidate } from '../retrieval/types.js';
 import { LineTokenizer } from './lineTokenizer.js';
-import { layoutByName } from './layouts.js';
+import { chooseLayout, layoutByName } from './layouts.js';
 import { renderSegments, toTokenIds, countTokens, MissingSpecialTokenError } from './segments.js';
 import {
   formatOneSegments, generationSegments, MAX_ECHO_TOKENS, noRetrievalSegments, planPrompt, selectionSegments, withTarget,
@@ -106,6 +106,36 @@ describe('repository layout (Qwen2.5-Coder pretraining format, golden)', () => {
     const segments = layoutByName('repo-fim').generation(plan, []);
     expect(() => toTokenIds(segments, { fimPrefix: 1, fimSuffix: 2, fimMiddle: 3 })).toThrow(MissingSpecialTokenError);
     expect(toTokenIds(segments, { fimPrefix: 1, fimSuffix: 2, fimMiddle: 3, repoName: 4, fileSeparator: 5 })[0]).toBe(4);
+  });
+});
+
+describe('repository layout with control tokens (a derived Qwen2.5-Coder, golden)', () => {
+  const derived = { hasControlTokens: true, declaredLayout: 'repo-fim', echoLines: 0, special: {} } as unknown as ModelInfo;
+  const layout = chooseLayout(derived);
+  const plan = planWith('repo-fim');
+  const qwen: Partial<Record<string, string>> = {
+    PFX: '<|fim_prefix|>', SFX: '<|fim_suffix|>', MID: '<|fim_middle|>', REPO: '<|repo_name|>', FILE_SEP: '<|file_sep|>',
+  };
+  const render = (segments: Parameters<typeof renderSegments>[0]) => renderSegments(segments, (role) => qwen[role] ?? `<${role}>`);
+
+  test('generation stays the repository format; the trigger is the no-retrieval prompt without <|fim_middle|>', () => {
+    expect(layout.name).toBe('repo-fim');
+    expect(render(layout.generation(plan, [0, 2]))).toBe(render(layoutByName('repo-fim').generation(plan, [0, 2])));
+    const noRetrieval = layout.generation({ ...plan, packed: [] }, []);
+    expect(render(layout.control!.trigger(plan)) + '<|fim_middle|>').toBe(render(noRetrieval));
+  });
+
+  test('selection: <NEED>, then each candidate in <C_i>..</C_i> with its decision right after it', async () => {
+    const { prefix, steps } = layout.control!.selection(plan);
+    expect(steps).toHaveLength(plan.packed.length);
+    const rendered = [render(prefix), ...steps.map((step, i) => `${render(step)}[q_${i + 1}]`)].join('');
+    await expect(rendered).toMatchFileSnapshot('golden/repo-fim-control-selection.txt');
+  });
+
+  test('a model whose control tokens came with the RepoShapley sequences keeps the paper\'s format', () => {
+    const small = { ...derived, declaredLayout: undefined } as ModelInfo;
+    expect(chooseLayout(small).name).toBe('reposhapley');
+    expect(chooseLayout(small).control!.selection(plan).steps.every((step) => step.length === 0)).toBe(true);
   });
 });
 

@@ -3,7 +3,8 @@
  * codebase that imports node-llama-cpp; everything else sees the narrow port.
  */
 import type { LlamaModel, Token } from 'node-llama-cpp';
-import type { CompletionModel, ModelInfo, ModelSession } from '../completionModel.js';
+import type { CompletionModel, HiddenStateReader, ModelInfo, ModelSession } from '../completionModel.js';
+import { createHiddenStateReader } from './hiddenStates.js';
 import type { Logger } from '../../util/logger.js';
 import { LlamaSession, type SessionModelHooks } from './llamaSession.js';
 
@@ -66,6 +67,11 @@ export class LlamaCompletionModel implements CompletionModel {
     this.sessions.add(session);
     this.logger.debug(`model session created (context ${limit}, threads ${context.currentThreads})`);
     return session;
+  }
+
+  async createHiddenStateReader(): Promise<HiddenStateReader> {
+    if (this.disposed) throw new Error('createHiddenStateReader() on a disposed model');
+    return createHiddenStateReader(this.model, this.settings);
   }
 
   async dispose(): Promise<void> {

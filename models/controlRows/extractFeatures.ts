@@ -1,0 +1,263 @@
+/**
+ * Features for training a pretrained model's control rows (issue 20): the frozen model's final
+ * hidden state h at every position where a control token is decided, for each labeled instance,
+ * rebuilt exactly as it was labeled and prompted by the layout's control format
+ * (prompt/layouts.ts), teacher-forced with the labels:
+ *
+ *   trigger     h after the trigger prompt; target r* (<NEED>/<DONE>)                    L_R
+ *   selection   h after each candidate step (NEED instances only); target q_i*           L_S
+ *   generation  h at <|fim_middle|> and after each token of Y in the no-retrieval prompt;
+ *               target y_t. The new output rows join the softmax there, so this term
+ *               keeps them from taking probability from the completion                 L_Y
+ *
+ * Output (a folder, resumable: finished ids are skipped, a torn tail is cut):
+ *   states.f32     one row of `hidden` float32 per position
+ *   index.jsonl    per instance: id, split, labels, and the rows of its positions
+ *   output.f16     the model's output matrix (vocabulary × hidden, float16), for logZ and logits
+ *   meta.json      hidden, vocabulary, control token ids, the model and label source
+ *
+ *   node dist/models/controlRows/extractFeatures.js [--labels DIR] [--model NAME|FILE] [--source shapley]
+ */
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, open, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Command } from 'commander';
+import { defaultCacheDir } from '../../bench/src/debianPackages.js';
+import { DEFAULT_SETTINGS } from '../../shared/settings.js';
+import type { CompletionModel, HiddenStateReader } from '../../server/src/model/completionModel.js';
+import { readGgufHeader, readTensorBytes } from '../../server/src/model/gguf/ggufReader.js';
+import { decodeTensorData, float32ToFloat16Bits, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
+import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
+import { cachedDerivedModel } from '../../server/src/modelStore/cacheDir.js';
+import { chooseLayout, type PromptLayout } from '../../server/src/prompt/layouts.js';
+import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { toTokenIds } from '../../server/src/prompt/segments.js';
+import { createStreamLogger } from '../../server/src/util/logger.js';
+import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusReader.js';
+import { distillLabel, LABEL_SOURCES, type DistillLabel, type LabelSource } from '../data/distillSequences.js';
+import { openRepository } from '../data/repositoryTools.js';
+import type { PromptSettings } from '../data/trainingSequences.js';
+import type { LabelRecord } from '../labeling/labelRecord.js';
+import { readLabelsByRepository, rebuildInstance } from '../labeling/rebuildInstance.js';
+import { PACK_TOKEN_TEXTS } from './packFiles.js';
+
+const DEFAULT_MODEL = 'qwen2.5-coder-0.5b';
+
+interface Options {
+  labels: string;
+  model: string;
+  source: LabelSource;
+  out?: string;
+  manifest: string;
+  corpus: string;
+  threads: number;
+}
+
+/** One instance's line in index.jsonl. */
+export interface FeatureRecord {
+  id: string;
+  repository: string;
+  split: 'train' | 'val';
+  kind: string;
+  retrieval: 'need' | 'done';
+  keep: boolean[];
+  triggerRow: number;
+  selectionRows: number[];
+  generationRows: number[];
+  /** y_1..y_T: the token each generation row predicts. */
+  generationTargets: number[];
+  /** ES of ∅ and of S* from the labels (what the trigger decides between). */
+  esEmpty: number;
+  esBest?: number;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const modelPath = resolveModel(options.model);
+  const out = options.out ?? path.join(defaultCacheDir(), `control-features-${options.source}`);
+  await mkdir(out, { recursive: true });
+  const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('features', 'warn'));
+  if (loaded.kind !== 'ok') throw new Error(loaded.message);
+  const model = loaded.model;
+  if (!model.info.hasControlTokens || !model.createHiddenStateReader) throw new Error(`${modelPath} has no control tokens: pass the derived model (packTool init)`);
+  const reader = await model.createHiddenStateReader();
+  try {
+    await writeMeta(out, modelPath, model, options.source);
+    const writer = await FeatureWriter.open(out, await hiddenWidth(modelPath));
+    const labels = await readLabelsByRepository(options.labels);
+    const corpus = await Corpus.open(options.manifest, options.corpus);
+    const layout = chooseLayout(model.info);
+    const counts = { written: 0, skipped: 0, stale: 0, unlabeled: 0 };
+    for (const [repository, records] of labels) {
+      const pending = records.filter((r) => !writer.done.has(r.id));
+      counts.skipped += records.length - pending.length;
+      if (pending.length === 0) continue;
+      const repo = await openRepository(path.join(corpus.dir, repository), DEFAULT_SETTINGS, new LineTokenizer(model));
+      try {
+        for (const record of pending) {
+          const outcome = await extractOne(record, repo, model, layout, reader, writer, options.source);
+          counts[outcome]++;
+          process.stderr.write(`\r${JSON.stringify(counts)}`);
+        }
+      } finally {
+        repo.dispose();
+      }
+    }
+    process.stderr.write(`\nfeatures -> ${out}\n`);
+  } finally {
+    await reader.dispose();
+    await model.dispose();
+  }
+}
+
+async function extractOne(
+  record: LabelRecord, repo: Awaited<ReturnType<typeof openRepository>>, model: CompletionModel, layout: PromptLayout,
+  reader: HiddenStateReader, writer: FeatureWriter, source: LabelSource,
+): Promise<'written' | 'stale' | 'unlabeled'> {
+  const label = distillLabel(record, source);
+  if (!label) return 'unlabeled';
+  const prompt: PromptSettings = {
+    contextSize: model.info.contextSize, special: model.info.special, echoLines: model.info.echoLines, layout,
+    settings: { ...DEFAULT_SETTINGS, budgets: record.generator?.budgets ?? DEFAULT_SETTINGS.budgets },
+  };
+  const prepared = await rebuildInstance(record, repo, prompt);
+  if (!prepared) return 'stale';
+  const ids = (segments: Parameters<typeof toTokenIds>[0]) => toTokenIds(segments, model.info.special);
+  const control = layout.control!;
+  const trigger = ids(control.trigger(prepared.plan));
+  const y = prepared.y.ids;
+  // Generation: <MID>, then Y one token at a time (each state predicts the next token of Y).
+  const generationSteps = [[model.info.special.fimMiddle!], ...y.slice(0, -1).map((t) => [t])];
+  const generation = await reader.statesAfter(trigger, generationSteps);
+  const selection = label.retrieval === 'need' && prepared.plan.packed.length > 0
+    ? (await reader.statesAfter(trigger, selectionSteps(control.selection(prepared.plan), trigger.length, label, ids, model))).slice(1)
+    : [];
+  await writer.add({
+    id: record.id, repository: record.repository, split: record.split, kind: record.kind, retrieval: label.retrieval, keep: label.keep,
+    esEmpty: record.empty.es, esBest: record.best ? Math.max(...record.pool.map((p) => p.es)) : undefined,
+  }, generation[0]!, selection, generation.slice(1), y);
+  return 'written';
+}
+
+/**
+ * The selection steps after the trigger, teacher-forced: step 0 is what the selection prefix adds
+ * to the trigger (`<NEED>`) and candidate 1; step i is q_i* (the label) and candidate i + 1.
+ */
+function selectionSteps(
+  selection: ReturnType<NonNullable<PromptLayout['control']>['selection']>, triggerLength: number, label: DistillLabel,
+  ids: (segments: Parameters<typeof toTokenIds>[0]) => number[], model: CompletionModel,
+): number[][] {
+  const { keep: keepId, drop: dropId } = model.info.special;
+  const prefixTail = ids(selection.prefix).slice(triggerLength);
+  return selection.steps.map((step, i) => [
+    ...(i === 0 ? prefixTail : [label.keep[i - 1] ? keepId! : dropId!]), ...ids(step),
+  ]);
+}
+
+/** Appends states and index lines; knows which ids are done and cuts a torn tail on open. */
+class FeatureWriter {
+  private constructor(private readonly dir: string, private readonly hidden: number, private rows: number, readonly done: Set<string>) {}
+
+  static async open(dir: string, hidden: number): Promise<FeatureWriter> {
+    const indexFile = path.join(dir, 'index.jsonl');
+    const statesFile = path.join(dir, 'states.f32');
+    const records = existsSync(indexFile)
+      ? (await readFile(indexFile, 'utf8')).split('\n').flatMap((line) => { try { return line ? [JSON.parse(line) as FeatureRecord] : []; } catch { return []; } })
+      : [];
+    const used = Math.max(0, ...records.flatMap((r) => [r.triggerRow, ...r.selectionRows, ...r.generationRows].map((row) => row + 1)));
+    if (!existsSync(statesFile)) await writeFile(statesFile, Buffer.alloc(0));
+    if ((await stat(statesFile)).size > used * hidden * 4) await truncate(statesFile, used * hidden * 4);
+    // Rewrite the index without a torn last line.
+    await writeFile(indexFile, records.map((r) => JSON.stringify(r) + '\n').join(''));
+    return new FeatureWriter(dir, hidden, used, new Set(records.map((r) => r.id)));
+  }
+
+  async add(
+    fields: Omit<FeatureRecord, 'triggerRow' | 'selectionRows' | 'generationRows' | 'generationTargets'>,
+    trigger: Float32Array, selection: Float32Array[], generation: Float32Array[], targets: number[],
+  ): Promise<void> {
+    const states = [trigger, ...selection, ...generation];
+    const first = this.rows;
+    const bytes = Buffer.alloc(states.length * this.hidden * 4);
+    states.forEach((h, r) => h.forEach((v, i) => bytes.writeFloatLE(v, (r * this.hidden + i) * 4)));
+    await appendFile(path.join(this.dir, 'states.f32'), bytes);
+    this.rows += states.length;
+    const record: FeatureRecord = {
+      ...fields, triggerRow: first, selectionRows: selection.map((_, i) => first + 1 + i),
+      generationRows: generation.map((_, i) => first + 1 + selection.length + i), generationTargets: targets,
+    };
+    await appendFile(path.join(this.dir, 'index.jsonl'), JSON.stringify(record) + '\n');
+    this.done.add(fields.id);
+  }
+}
+
+async function hiddenWidth(modelPath: string): Promise<number> {
+  const read = await readGgufHeader(modelPath);
+  if (read.kind !== 'ok') throw new Error(read.message);
+  return read.header.tensors.find((t) => t.name === 'token_embd.weight')!.ne[0]!;
+}
+
+/** meta.json, and output.f16 once (the output matrix the trainer computes logits with). */
+async function writeMeta(out: string, modelPath: string, model: CompletionModel, source: LabelSource): Promise<void> {
+  const read = await readGgufHeader(modelPath);
+  if (read.kind !== 'ok') throw new Error(read.message);
+  const tensor = read.header.tensors.find((t) => t.name === 'output.weight');
+  if (!tensor) throw new Error(`${modelPath} has no output.weight`);
+  const [hidden, vocabulary] = [tensor.ne[0]!, tensor.ne[1]!];
+  const matrixFile = path.join(out, 'output.f16');
+  if (!existsSync(matrixFile) || (await stat(matrixFile)).size !== hidden * vocabulary * 2) {
+    const values = decodeTensorData(await readTensorBytes(modelPath, read.header, tensor), tensor.type as WritableGgmlType, hidden * vocabulary);
+    const file = await open(matrixFile, 'w');
+    try {
+      const chunk = Buffer.alloc(hidden * 2 * 4096);
+      for (let row = 0; row < vocabulary; row += 4096) {
+        const count = Math.min(4096, vocabulary - row) * hidden;
+        for (let i = 0; i < count; i++) chunk.writeUInt16LE(float32ToFloat16Bits(values[row * hidden + i]!), i * 2);
+        await file.write(chunk, 0, count * 2);
+      }
+    } finally {
+      await file.close();
+    }
+  }
+  const tokenIds = Object.fromEntries(PACK_TOKEN_TEXTS.map((text) => [text, tokenIdOf(model, text)]));
+  await writeFile(path.join(out, 'meta.json'), `${JSON.stringify({ model: modelPath, source, hidden, vocabulary, controlTokens: tokenIds }, null, 2)}\n`);
+}
+
+/** The id of a control token by its text (special-token detokenization). */
+function tokenIdOf(model: CompletionModel, text: string): number {
+  const special = model.info.special;
+  const byText: Record<string, number | undefined> = {
+    '<NEED>': special.need, '<DONE>': special.done, '<KEEP>': special.keep, '<DROP>': special.drop, '<SELECT>': special.select,
+  };
+  const chunk = /^<(\/?)C_(\d+)>$/.exec(text);
+  const id = chunk ? (chunk[1] ? special.chunkClose : special.chunkOpen)?.[Number(chunk[2]) - 1] : byText[text];
+  if (id === undefined) throw new Error(`the model has no ${text}`);
+  return id;
+}
+
+function resolveModel(value: string): string {
+  if (existsSync(value)) return value;
+  const derived = cachedDerivedModel(value);
+  if (!derived?.verified) throw new Error(`${value}: no such file, and no verified derived model; run packTool init ${value} (or model pull)`);
+  return derived.path;
+}
+
+function parseOptions(): Options {
+  const options = new Command()
+    .option('--labels <dir>', 'label folder (*.jsonl)', path.join(defaultCacheDir(), `labels-${DEFAULT_MODEL}`))
+    .option('--model <name|file>', 'the derived model (catalog name or GGUF)', DEFAULT_MODEL)
+    .option('--source <name>', `labels: ${LABEL_SOURCES.join(' | ')}`, 'shapley')
+    .option('--out <dir>', 'output folder (default <cache>/control-features-<source>)')
+    .option('--manifest <file>', 'corpus manifest', DEFAULT_MANIFEST)
+    .option('--corpus <dir>', 'corpus folder', defaultCorpusDir())
+    .option('--threads <n>', 'model threads', Number, 2)
+    .parse()
+    .opts<Options>();
+  if (!LABEL_SOURCES.includes(options.source)) throw new Error(`--source must be one of ${LABEL_SOURCES.join(', ')}`);
+  return options;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`extractFeatures: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,40 @@
+/**
+ * Writing a control pack (server/src/modelStore/controlPack.ts describes the format): the rows
+ * file, the derived model made from the verified base with it, and pack.json pinning both.
+ * The derived file lands in the model cache, marked verified, so the server uses it at once.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CHUNK_CLOSE_TOKENS, CHUNK_OPEN_TOKENS, CONTROL_TOKENS } from '../../server/src/model/specialTokens.js';
+import { resolveCacheDir } from '../../server/src/modelStore/cacheDir.js';
+import { deriveControlModel } from '../../server/src/modelStore/controlDerive.js';
+import { encodeRows, sha256, type ControlPack, type LoadedControlPack } from '../../server/src/modelStore/controlPack.js';
+import { writeVerifiedMark } from '../../server/src/modelStore/sidecar.js';
+
+export type PackRows = [Float32Array, Float32Array][];
+
+/** The pack's tokens, in table order: the five decisions, then `<C_i>`, `</C_i>` interleaved. */
+export const PACK_TOKEN_TEXTS: readonly string[] = [
+  ...CONTROL_TOKENS, ...CHUNK_OPEN_TOKENS.flatMap((open, i) => [open, CHUNK_CLOSE_TOKENS[i]!]),
+];
+
+/** Writes `pack` (its rows and derived pins filled in here) to `packDir`; returns the derived model's path. */
+export async function writePack(
+  packDir: string, pack: Omit<ControlPack, 'rows' | 'derived'> & { derivedFileName: string }, rows: PackRows, basePath: string, cacheDir?: string,
+): Promise<{ derivedPath: string; pack: ControlPack }> {
+  await mkdir(packDir, { recursive: true });
+  const bytes = encodeRows(rows);
+  await writeFile(path.join(packDir, 'rows.f32'), bytes);
+  const { derivedFileName, ...rest } = pack;
+  const draft: ControlPack = {
+    ...rest, rows: { file: 'rows.f32', sha256: sha256(bytes) }, derived: { fileName: derivedFileName, sha256: '', sizeBytes: 0 },
+  };
+  const derivedPath = path.join(resolveCacheDir({ cacheDir }), derivedFileName);
+  const loaded: LoadedControlPack = { dir: packDir, pack: draft, rows };
+  const made = await deriveControlModel(basePath, derivedPath, loaded, { pin: false });
+  if (made.kind !== 'ok') throw new Error(made.message);
+  const final: ControlPack = { ...draft, derived: { fileName: derivedFileName, sha256: made.sha256, sizeBytes: made.sizeBytes } };
+  await writeFile(path.join(packDir, 'pack.json'), `${JSON.stringify(final, null, 2)}\n`);
+  await writeVerifiedMark(derivedPath, made.sha256);
+  return { derivedPath, pack: final };
+}

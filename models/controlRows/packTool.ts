@@ -1,0 +1,128 @@
+/**
+ * The control pack of a catalog model (issue 20): create it with initial rows, or update it with
+ * trained output rows and t_c. Either way the derived model is rebuilt and pinned.
+ *
+ *   node dist/models/controlRows/packTool.js init qwen2.5-coder-0.5b
+ *   node dist/models/controlRows/packTool.js update qwen2.5-coder-0.5b --output-rows ROWS.f32 \
+ *     --need-threshold 0.42 --provenance METRICS.json
+ *
+ * Initial input rows (never trained on two CPU cores: training them needs gradients through the
+ * whole network, the GPU script's job): `<C_i>` reads as `<|file_sep|>` (a repository file
+ * starts), `</C_i>` as `<|fim_middle|>` (now say what goes at the cursor, having read the
+ * candidate), the five decision tokens as the mean embedding of ordinary tokens. Output rows
+ * start at zero.
+ */
+import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Command } from 'commander';
+import { kvArray, readGgufHeader, readTensorBytes, type GgufHeader } from '../../server/src/model/gguf/ggufReader.js';
+import { decodeTensorData, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
+import { FILE_SEPARATOR, FIM_MIDDLE } from '../../server/src/model/specialTokens.js';
+import { cachedModelPath } from '../../server/src/modelStore/cacheDir.js';
+import { CONTROL_PACK_FORMAT, controlPacksDir, loadControlPack, type ControlToken } from '../../server/src/modelStore/controlPack.js';
+import { PACK_TOKEN_TEXTS, writePack, type PackRows } from './packFiles.js';
+
+const TOKEN_TYPE_NORMAL = 1;
+const TOKEN_TYPE_UNUSED = 5;
+
+async function init(name: string): Promise<void> {
+  const basePath = verifiedBase(name);
+  const header = await readHeader(basePath);
+  const tokens = kvArray(header, 'tokenizer.ggml.tokens') as string[];
+  const types = kvArray(header, 'tokenizer.ggml.token_type') as number[];
+  const free = types.flatMap((type, id) => (type === TOKEN_TYPE_UNUSED ? [id] : []));
+  if (free.length < PACK_TOKEN_TEXTS.length) throw new Error(`${basePath} has ${free.length} padding rows, the pack needs ${PACK_TOKEN_TEXTS.length}`);
+  const table: ControlToken[] = PACK_TOKEN_TEXTS.map((text, i) => ({ text, id: free[i]! }));
+  const embeddings = await matrix(basePath, header, 'token_embd.weight');
+  const hidden = embeddings.width;
+  const rowOf = (text: string) => embeddings.row(tokens.indexOf(text));
+  const mean = meanRow(embeddings, types);
+  const rows: PackRows = table.map(({ text }) => {
+    const input = text.startsWith('</C_') ? rowOf(FIM_MIDDLE) : text.startsWith('<C_') ? rowOf(FILE_SEPARATOR) : mean;
+    return [Float32Array.from(input), new Float32Array(hidden)];
+  });
+  const { size } = statSync(basePath);
+  const cached = cachedModelPath(name);
+  if (cached.kind === 'error') throw new Error(cached.message);
+  const { derivedPath, pack } = await writePack(path.join(controlPacksDir(), name), {
+    format: CONTROL_PACK_FORMAT, base: { model: name, sha256: cached.entry.sha256, sizeBytes: size }, hidden, tokens: table,
+    trained: false, needThreshold: 0.5, layout: 'repo-fim', derivedFileName: derivedName(cached.entry.fileName),
+    provenance: { created: new Date().toISOString(), inputRows: 'C_i = <|file_sep|>, /C_i = <|fim_middle|>, decisions = mean of normal tokens', outputRows: 'zero' },
+  }, rows, basePath);
+  process.stdout.write(`wrote ${path.join(controlPacksDir(), name)} (ids ${table[0]!.id}..${table.at(-1)!.id}); derived ${derivedPath} sha256 ${pack.derived.sha256}\n`);
+}
+
+async function update(name: string, options: { outputRows: string; needThreshold: number; provenance?: string }): Promise<void> {
+  const basePath = verifiedBase(name);
+  const packDir = path.join(controlPacksDir(), name);
+  const { pack, rows } = loadControlPack(packDir);
+  const trained = await readFile(options.outputRows);
+  if (trained.length !== pack.tokens.length * pack.hidden * 4) {
+    throw new Error(`${options.outputRows}: ${trained.length} bytes, ${pack.tokens.length} rows of ${pack.hidden} float32 need ${pack.tokens.length * pack.hidden * 4}`);
+  }
+  const newRows: PackRows = rows.map(([input], t) => [input, Float32Array.from({ length: pack.hidden }, (_, i) => trained.readFloatLE((t * pack.hidden + i) * 4))]);
+  const provenance = options.provenance ? JSON.parse(await readFile(options.provenance, 'utf8')) as Record<string, unknown> : pack.provenance;
+  const { derived: _derived, rows: _rows, ...rest } = pack;
+  const result = await writePack(packDir, {
+    ...rest, trained: true, needThreshold: options.needThreshold, provenance, derivedFileName: pack.derived.fileName,
+  }, newRows, basePath);
+  process.stdout.write(`updated ${packDir}: trained rows, t_c ${options.needThreshold}; derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
+}
+
+function verifiedBase(name: string): string {
+  const cached = cachedModelPath(name);
+  if (cached.kind === 'error') throw new Error(cached.message);
+  if (!cached.verified) throw new Error(`${name} is not pulled and verified: run \`reposhapley model pull ${name}\` first`);
+  return cached.path;
+}
+
+function derivedName(baseFileName: string): string {
+  return baseFileName.replace(/\.gguf$/, '') + '.reposhapley-control.gguf';
+}
+
+async function readHeader(file: string): Promise<GgufHeader> {
+  const read = await readGgufHeader(file);
+  if (read.kind !== 'ok') throw new Error(read.message);
+  return read.header;
+}
+
+interface Matrix {
+  width: number;
+  rows: number;
+  values: Float32Array;
+  row(id: number): Float32Array;
+}
+
+async function matrix(file: string, header: GgufHeader, name: string): Promise<Matrix> {
+  const tensor = header.tensors.find((t) => t.name === name);
+  if (!tensor) throw new Error(`${file} has no ${name}`);
+  const [width, rows] = [tensor.ne[0]!, tensor.ne[1]!];
+  const values = decodeTensorData(await readTensorBytes(file, header, tensor), tensor.type as WritableGgmlType, width * rows);
+  return { width, rows, values, row: (id) => values.subarray(id * width, (id + 1) * width) };
+}
+
+function meanRow(m: Matrix, types: readonly number[]): Float32Array {
+  const sum = new Float64Array(m.width);
+  let count = 0;
+  for (let id = 0; id < m.rows; id++) {
+    if (types[id] !== TOKEN_TYPE_NORMAL) continue;
+    const row = m.row(id);
+    for (let i = 0; i < m.width; i++) sum[i] += row[i]!;
+    count++;
+  }
+  return Float32Array.from(sum, (v) => v / count);
+}
+
+const program = new Command('packTool');
+program.command('init <name>').description('create the pack with initial rows').action((name: string) => init(name));
+program.command('update <name>')
+  .description('replace the output rows with trained ones and record t_c')
+  .requiredOption('--output-rows <file>', 'trained output rows, float32, pack token order')
+  .requiredOption('--need-threshold <t>', 't_c tuned on validation packages', Number)
+  .option('--provenance <file>', 'JSON recorded in pack.json (labels, training, metrics)')
+  .action((name: string, options: { outputRows: string; needThreshold: number; provenance?: string }) => update(name, options));
+program.parseAsync().catch((error: unknown) => {
+  process.stderr.write(`packTool: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

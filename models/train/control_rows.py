@@ -1,0 +1,226 @@
+"""Trains the output rows of a pretrained model's control tokens (RepoShapley issue 20) against
+the frozen model's hidden states, with the paper's losses (Section 3.4):
+
+    L = lambda_R * L_R + lambda_S * L_S + L_Y,  lambda_R = lambda_S = 2
+
+  L_R  cross-entropy of r* (<NEED>/<DONE>) at the trigger position,
+  L_S  cross-entropy of each q_i* (<KEEP>/<DROP>) at its selection position (NEED instances),
+  L_Y  cross-entropy of Y in the no-retrieval generation prompt.
+
+Every cross-entropy is over the whole vocabulary: base logits W_base h (frozen; their log-sum-exp
+is computed once) plus the control rows O h being trained. L_Y is what keeps the new rows from
+taking probability from completions. The features come from extractFeatures.ts.
+
+Only the output rows train here; the input rows of the pack stay as they are (training them
+needs gradients through the network: the GPU script's job). Training starts from the pack's
+rows, so a run resumes from committed weights alone.
+
+    /usr/bin/python3 models/train/control_rows.py --features ~/.cache/reposhapley/control-features-shapley \
+        --pack models/control/qwen2.5-coder-0.5b --out /tmp/control-rows
+
+Writes OUT/output_rows.f32 (pack token order) and OUT/metrics.json (losses, AUCs, t_c).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import torch
+
+LAMBDA_R = 2.0
+LAMBDA_S = 2.0
+
+
+def load_features(folder: Path):
+    meta = json.loads((folder / "meta.json").read_text())
+    hidden, vocabulary = meta["hidden"], meta["vocabulary"]
+    records = [json.loads(line) for line in (folder / "index.jsonl").read_text().splitlines() if line.strip()]
+    states = np.fromfile(folder / "states.f32", dtype="<f4").reshape(-1, hidden)
+    matrix = np.fromfile(folder / "output.f16", dtype="<f2").reshape(vocabulary, hidden)
+    return meta, records, torch.from_numpy(states.copy()), matrix
+
+
+def base_log_partition(states: torch.Tensor, matrix: np.ndarray, control_ids: list[int], batch: int = 256) -> torch.Tensor:
+    """log sum_v exp(W_v h) over the base vocabulary (every id but the control tokens')."""
+    weights = torch.from_numpy(matrix.astype(np.float32))
+    keep = torch.ones(weights.shape[0], dtype=torch.bool)
+    keep[control_ids] = False
+    weights = weights[keep]
+    out = torch.empty(states.shape[0])
+    with torch.no_grad():
+        for start in range(0, states.shape[0], batch):
+            out[start:start + batch] = torch.logsumexp(states[start:start + batch] @ weights.T, dim=1)
+    return out
+
+
+def target_logits(states: torch.Tensor, matrix: np.ndarray, rows: list[int], targets: list[int]) -> torch.Tensor:
+    """W_y h for each (row, y) pair of the generation positions."""
+    if not rows:
+        return torch.empty(0)
+    weights = torch.from_numpy(matrix[targets].astype(np.float32))
+    return (states[rows] * weights).sum(dim=1)
+
+
+def auc(scores: list[float], labels: list[bool]) -> float | None:
+    """Probability that a positive outranks a negative (ties count half); None without both."""
+    positives = [s for s, y in zip(scores, labels) if y]
+    negatives = [s for s, y in zip(scores, labels) if not y]
+    if not positives or not negatives:
+        return None
+    wins = sum((p > n) + 0.5 * (p == n) for p in positives for n in negatives)
+    return wins / (len(positives) * len(negatives))
+
+
+class Data:
+    """Index tensors of one split: which state rows, which targets."""
+
+    def __init__(self, records, log_z, gen_logits_all, gen_index, ids):
+        self.records = records
+        trig = [r["triggerRow"] for r in records]
+        self.trigger_rows = torch.tensor(trig, dtype=torch.long)
+        self.trigger_target = torch.tensor([ids["need"] if r["retrieval"] == "need" else ids["done"] for r in records])
+        sel_rows, sel_target = [], []
+        for r in records:
+            for row, keep in zip(r["selectionRows"], r["keep"]):
+                sel_rows.append(row)
+                sel_target.append(ids["keep"] if keep else ids["drop"])
+        self.selection_rows = torch.tensor(sel_rows, dtype=torch.long)
+        self.selection_target = torch.tensor(sel_target, dtype=torch.long)
+        gen_rows = [row for r in records for row in r["generationRows"]]
+        self.generation_rows = torch.tensor(gen_rows, dtype=torch.long)
+        self.generation_target_logit = gen_logits_all[[gen_index[row] for row in gen_rows]] if gen_rows else torch.empty(0)
+        self.log_z = log_z
+        self.count = max(1, len(records))
+
+
+def control_cross_entropy(states, log_z, rows, target_slots, weights):
+    """CE of control token slot `target_slots` at `rows`, softmax over base + control logits."""
+    if rows.numel() == 0:
+        return torch.tensor(0.0)
+    control = states[rows] @ weights.T  # n x C
+    partition = torch.logaddexp(log_z[rows], torch.logsumexp(control, dim=1))
+    return (partition - control.gather(1, target_slots[:, None]).squeeze(1)).sum()
+
+
+def generation_cross_entropy(states, log_z, rows, target_logit, weights):
+    if rows.numel() == 0:
+        return torch.tensor(0.0)
+    control = states[rows] @ weights.T
+    partition = torch.logaddexp(log_z[rows], torch.logsumexp(control, dim=1))
+    return (partition - target_logit).sum()
+
+
+def losses(states, data: Data, weights):
+    l_r = control_cross_entropy(states, data.log_z, data.trigger_rows, data.trigger_target, weights)
+    l_s = control_cross_entropy(states, data.log_z, data.selection_rows, data.selection_target, weights)
+    l_y = generation_cross_entropy(states, data.log_z, data.generation_rows, data.generation_target_logit, weights)
+    total = (LAMBDA_R * l_r + LAMBDA_S * l_s + l_y) / data.count
+    return total, {"L_R": float(l_r) / data.count, "L_S": float(l_s) / data.count, "L_Y": float(l_y) / data.count}
+
+
+def two_token(states, rows, weights, first, second):
+    """P(first) under the two-token softmax Algorithm 1 uses."""
+    if rows.numel() == 0:
+        return []
+    logits = states[rows] @ weights[[first, second]].T
+    return torch.sigmoid(logits[:, 0] - logits[:, 1]).tolist()
+
+
+def evaluate(states, data: Data, weights, slots):
+    with torch.no_grad():
+        total, parts = losses(states, data, weights)
+        need = two_token(states, data.trigger_rows, weights, slots["need"], slots["done"])
+        keep = two_token(states, data.selection_rows, weights, slots["keep"], slots["drop"])
+        return {
+            "loss": float(total), **parts,
+            "trigger_auc": auc(need, [r["retrieval"] == "need" for r in data.records]),
+            "keep_auc": auc(keep, [bool(t == slots["keep"]) for t in data.selection_target.tolist()]),
+            "instances": len(data.records), "selection_positions": int(data.selection_rows.numel()),
+            "need_probability": need,
+        }
+
+
+def tune_threshold(need_probability: list[float], records) -> dict:
+    """t_c maximizing the mean ES of the branch taken (NEED: ES of S*, DONE: ES of no retrieval),
+    a label-based proxy for the bench sweep (tuneThreshold.ts) on the same validation packages."""
+    if not records:
+        return {"t_c": 0.5, "es": None, "need_rate": None}
+    candidates = sorted({0.0, 1.0, *need_probability})
+    best = None
+    for t in candidates:
+        es = [r["esBest"] if p >= t and r.get("esBest") is not None else r["esEmpty"] for p, r in zip(need_probability, records)]
+        point = {"t_c": t, "es": sum(es) / len(es), "need_rate": sum(p >= t for p in need_probability) / len(records)}
+        if best is None or point["es"] > best["es"] + 1e-9:
+            best = point
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--features", type=Path, required=True)
+    parser.add_argument("--pack", type=Path, required=True, help="the pack folder (rows.f32, pack.json) to start from")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--epochs", type=int, default=400)
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--weight-decay", type=float, default=0.0)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+
+    meta, records, states, matrix = load_features(args.features)
+    pack = json.loads((args.pack / "pack.json").read_text())
+    texts = [t["text"] for t in pack["tokens"]]
+    control_ids = [t["id"] for t in pack["tokens"]]
+    if [meta["controlTokens"][text] for text in texts] != control_ids:
+        raise SystemExit("the features were extracted with other control ids than the pack's; extract them again")
+    hidden = pack["hidden"]
+    packed_rows = np.fromfile(args.pack / pack["rows"]["file"], dtype="<f4").reshape(len(texts), 2, hidden)
+    weights = torch.nn.Parameter(torch.from_numpy(packed_rows[:, 1, :].copy()))
+    slots = {name: texts.index(f"<{name.upper()}>") for name in ("need", "done", "keep", "drop")}
+
+    log_z = base_log_partition(states, matrix, control_ids)
+    gen_rows = sorted({row for r in records for row in r["generationRows"]})
+    row_target = {row: y for r in records for row, y in zip(r["generationRows"], r["generationTargets"])}
+    gen_logits = target_logits(states, matrix, gen_rows, [row_target[row] for row in gen_rows])
+    gen_index = {row: i for i, row in enumerate(gen_rows)}
+    train = Data([r for r in records if r["split"] == "train"], log_z, gen_logits, gen_index, slots)
+    val = Data([r for r in records if r["split"] == "val"], log_z, gen_logits, gen_index, slots)
+    selected = val if val.records else train
+
+    start = evaluate(states, selected, weights, slots)
+    optimizer = torch.optim.Adam([weights], lr=args.lr, weight_decay=args.weight_decay)
+    best_loss, best_weights, best_epoch = start["loss"], weights.detach().clone(), 0
+    for epoch in range(1, args.epochs + 1):
+        optimizer.zero_grad()
+        total, _ = losses(states, train, weights)
+        total.backward()
+        optimizer.step()
+        current = evaluate(states, selected, weights, slots)["loss"]
+        if current < best_loss - 1e-6:
+            best_loss, best_weights, best_epoch = current, weights.detach().clone(), epoch
+
+    final = {"train": evaluate(states, train, best_weights, slots), "val": evaluate(states, val, best_weights, slots)}
+    threshold = tune_threshold(final["val"]["need_probability"], val.records) if val.records else {"t_c": 0.5, "es": None, "need_rate": None}
+    for split in final.values():
+        split.pop("need_probability")
+    args.out.mkdir(parents=True, exist_ok=True)
+    best_weights.numpy().astype("<f4").tofile(args.out / "output_rows.f32")
+    metrics = {
+        "features": str(args.features), "source": meta["source"], "epochs": args.epochs, "best_epoch": best_epoch,
+        "lr": args.lr, "lambda_R": LAMBDA_R, "lambda_S": LAMBDA_S, "selected_on": "val" if val.records else "train",
+        "start": {k: v for k, v in start.items() if k != "need_probability"}, **final, "threshold": threshold,
+    }
+    (args.out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    print(json.dumps({k: metrics[k] for k in ("best_epoch", "threshold")}))
+    for name in ("train", "val"):
+        m = final[name]
+        print(f"{name}: {m['instances']} instances, loss {m['loss']:.4f} (L_R {m['L_R']:.3f} L_S {m['L_S']:.3f} L_Y {m['L_Y']:.3f}), "
+              f"trigger AUC {m['trigger_auc']}, KEEP AUC {m['keep_auc']}")
+
+
+if __name__ == "__main__":
+    main()

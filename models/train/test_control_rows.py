@@ -1,0 +1,107 @@
+"""Unit tests of the control-row trainer (control_rows.py) on synthetic features, where the
+answer is known: hidden states whose first coordinate says NEED or DONE, KEEP or DROP."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+HIDDEN, VOCAB = 32, 60
+TEXTS = ["<NEED>", "<DONE>", "<KEEP>", "<DROP>", "<SELECT>"]
+IDS = list(range(50, 55))  # the control tokens' ids: the last rows of the vocabulary
+
+
+def write_features(folder: Path, instances: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    matrix = rng.normal(0, 0.3, (VOCAB, HIDDEN)).astype("<f2")
+    states, records = [], []
+    for i in range(instances):
+        need = i % 2 == 0
+        base = len(states)
+        trigger = rng.normal(0, 1, HIDDEN)
+        trigger[0] = 3.0 if need else -3.0
+        states.append(trigger)
+        keep = [bool(rng.integers(0, 2)) for _ in range(3)] if need else []
+        for k in keep:
+            h = rng.normal(0, 1, HIDDEN)
+            h[1] = 3.0 if k else -3.0
+            states.append(h)
+        generation = [rng.normal(0, 1, HIDDEN) for _ in range(4)]
+        states.extend(generation)
+        rows = list(range(base, len(states)))
+        records.append({
+            "id": f"i{i}", "repository": "r", "split": "val" if i % 5 == 4 else "train", "kind": "line",
+            "retrieval": "need" if need else "done", "keep": keep, "triggerRow": rows[0],
+            "selectionRows": rows[1:1 + len(keep)], "generationRows": rows[1 + len(keep):],
+            "generationTargets": [int(rng.integers(0, 50)) for _ in range(4)],
+            "esEmpty": 40.0 if need else 90.0, "esBest": 90.0 if need else 90.0,
+        })
+    np.asarray(states, dtype="<f4").tofile(folder / "states.f32")
+    matrix.tofile(folder / "output.f16")
+    (folder / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (folder / "meta.json").write_text(json.dumps({
+        "hidden": HIDDEN, "vocabulary": VOCAB, "source": "shapley", "controlTokens": dict(zip(TEXTS, IDS)),
+    }))
+
+
+def write_pack(folder: Path) -> None:
+    folder.mkdir()
+    np.zeros((len(TEXTS), 2, HIDDEN), dtype="<f4").tofile(folder / "rows.f32")
+    (folder / "pack.json").write_text(json.dumps({
+        "hidden": HIDDEN, "tokens": [{"text": t, "id": i} for t, i in zip(TEXTS, IDS)], "rows": {"file": "rows.f32"},
+    }))
+
+
+def train(tmp: Path, *extra: str) -> dict:
+    result = subprocess.run(
+        [sys.executable, str(HERE / "control_rows.py"), "--features", str(tmp / "features"), "--pack", str(tmp / "pack"),
+         "--out", str(tmp / "out"), "--threads", "1", *extra],
+        capture_output=True, text=True, timeout=300,
+    )
+    if result.returncode != 0:
+        raise AssertionError(result.stdout + result.stderr)
+    return json.loads((tmp / "out" / "metrics.json").read_text())
+
+
+class ControlRowsTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp())
+        (self.tmp / "features").mkdir()
+        write_features(self.tmp / "features", 40, seed=1)
+        write_pack(self.tmp / "pack")
+
+    def test_learns_separable_decisions_and_picks_t_c_on_validation(self) -> None:
+        metrics = train(self.tmp, "--epochs", "300", "--lr", "0.05")
+        self.assertEqual(metrics["selected_on"], "val")
+        self.assertEqual(metrics["val"]["trigger_auc"], 1.0)
+        self.assertGreater(metrics["val"]["keep_auc"], 0.95)
+        self.assertLess(metrics["val"]["L_R"], metrics["start"]["L_R"] / 4)
+        # NEED instances gain 50 ES from retrieval, DONE ones nothing: t_c sends NEED ones only.
+        self.assertEqual(metrics["threshold"]["es"], 90.0)
+        rows = np.fromfile(self.tmp / "out" / "output_rows.f32", dtype="<f4").reshape(len(TEXTS), HIDDEN)
+        self.assertGreater(rows[0, 0] - rows[1, 0], 0)  # NEED's row points along the NEED coordinate
+
+    def test_generation_term_keeps_unused_rows_down(self) -> None:
+        metrics = train(self.tmp, "--epochs", "200", "--lr", "0.05")
+        self.assertLessEqual(metrics["train"]["L_Y"], metrics["start"]["L_Y"] + 1e-6)
+        rows = np.fromfile(self.tmp / "out" / "output_rows.f32", dtype="<f4").reshape(len(TEXTS), HIDDEN)
+        # <SELECT> is never a target: only L_Y moves it, and only towards lower logits.
+        states = np.fromfile(self.tmp / "features" / "states.f32", dtype="<f4").reshape(-1, HIDDEN)
+        self.assertLess(float((states @ rows[4]).mean()), 0.0)
+
+    def test_refuses_features_of_other_ids(self) -> None:
+        meta = json.loads((self.tmp / "features" / "meta.json").read_text())
+        meta["controlTokens"]["<NEED>"] = 7
+        (self.tmp / "features" / "meta.json").write_text(json.dumps(meta))
+        with self.assertRaisesRegex(AssertionError, "other control ids"):
+            train(self.tmp, "--epochs", "1")
+
+
+if __name__ == "__main__":
+    unittest.main()
