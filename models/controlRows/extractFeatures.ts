@@ -37,6 +37,7 @@ import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusRead
 import { distillLabel, LABEL_SOURCES, type DistillLabel, type LabelSource } from '../data/distillSequences.js';
 import { openRepository } from '../data/repositoryTools.js';
 import type { PromptSettings } from '../data/trainingSequences.js';
+import { DEFAULT_CHUNKSHAPLEY_OPTIONS } from '../labeling/chunkShapley.js';
 import type { LabelRecord } from '../labeling/labelRecord.js';
 import { readLabelsByRepository, rebuildInstance } from '../labeling/rebuildInstance.js';
 import { PACK_TOKEN_TEXTS } from './packFiles.js';
@@ -51,6 +52,7 @@ interface Options {
   manifest: string;
   corpus: string;
   threads: number;
+  minEs?: number;
 }
 
 /** One instance's line in index.jsonl. */
@@ -74,7 +76,7 @@ export interface FeatureRecord {
 async function main(): Promise<void> {
   const options = parseOptions();
   const modelPath = resolveModel(options.model);
-  const out = options.out ?? path.join(defaultCacheDir(), `control-features-${options.source}`);
+  const out = options.out ?? path.join(defaultCacheDir(), `control-features-${options.source}${options.minEs === undefined ? "" : `-es${options.minEs}`}`);
   await mkdir(out, { recursive: true });
   const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('features', 'warn'));
   if (loaded.kind !== 'ok') throw new Error(loaded.message);
@@ -95,7 +97,7 @@ async function main(): Promise<void> {
       const repo = await openRepository(path.join(corpus.dir, repository), DEFAULT_SETTINGS, new LineTokenizer(model));
       try {
         for (const record of pending) {
-          const outcome = await extractOne(record, repo, model, layout, reader, writer, options.source);
+          const outcome = await extractOne(record, repo, model, layout, reader, writer, options);
           counts[outcome]++;
           process.stderr.write(`\r${JSON.stringify(counts)}`);
         }
@@ -112,9 +114,10 @@ async function main(): Promise<void> {
 
 async function extractOne(
   record: LabelRecord, repo: Awaited<ReturnType<typeof openRepository>>, model: CompletionModel, layout: PromptLayout,
-  reader: HiddenStateReader, writer: FeatureWriter, source: LabelSource,
+  reader: HiddenStateReader, writer: FeatureWriter, options: Pick<Options, 'source' | 'minEs'>,
 ): Promise<'written' | 'stale' | 'unlabeled'> {
-  const label = distillLabel(record, source);
+  const thresholds = options.minEs === undefined ? undefined : { ...DEFAULT_CHUNKSHAPLEY_OPTIONS.thresholds, minEs: options.minEs };
+  const label = distillLabel(record, options.source, thresholds);
   if (!label) return 'unlabeled';
   const prompt: PromptSettings = {
     contextSize: model.info.contextSize, special: model.info.special, echoLines: model.info.echoLines, layout,
@@ -134,7 +137,7 @@ async function extractOne(
     : [];
   await writer.add({
     id: record.id, repository: record.repository, split: record.split, kind: record.kind, retrieval: label.retrieval, keep: label.keep,
-    esEmpty: record.empty.es, esBest: record.best ? Math.max(...record.pool.map((p) => p.es)) : undefined,
+    esEmpty: record.empty.es, esBest: record.pool.length > 0 ? Math.max(...record.pool.map((p) => p.es)) : undefined,
   }, generation[0]!, selection, generation.slice(1), y);
   return 'written';
 }
@@ -251,9 +254,13 @@ function parseOptions(): Options {
     .option('--manifest <file>', 'corpus manifest', DEFAULT_MANIFEST)
     .option('--corpus <dir>', 'corpus folder', defaultCorpusDir())
     .option('--threads <n>', 'model threads', Number, 2)
+    .option('--min-es <n>', 'τ_es for the shapley source: relabel from each record\'s decoded pool (default: the labeler\'s 50)', Number)
     .parse()
     .opts<Options>();
   if (!LABEL_SOURCES.includes(options.source)) throw new Error(`--source must be one of ${LABEL_SOURCES.join(', ')}`);
+  if (options.minEs !== undefined && !(options.minEs >= 0 && options.minEs <= 100 && options.source === 'shapley')) {
+    throw new Error('--min-es is an ES in [0, 100], for --source shapley');
+  }
   return options;
 }
 
