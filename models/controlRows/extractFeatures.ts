@@ -29,6 +29,7 @@ import { readGgufHeader, readTensorBytes } from '../../server/src/model/gguf/ggu
 import { decodeTensorData, float32ToFloat16Bits, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
 import { cachedDerivedModel } from '../../server/src/modelStore/cacheDir.js';
+import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
 import { chooseLayout, type PromptLayout } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { toTokenIds } from '../../server/src/prompt/segments.js';
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
   try {
     await writeMeta(out, modelPath, model, options.source);
     const writer = await FeatureWriter.open(out, await hiddenWidth(modelPath));
-    const labels = await readLabelsByRepository(options.labels);
+    const labels = await readLabelsByRepository(options.labels.split(','));
     const corpus = await Corpus.open(options.manifest, options.corpus);
     const layout = chooseLayout(model.info);
     const counts = { written: 0, skipped: 0, stale: 0, unlabeled: 0 };
@@ -247,7 +248,8 @@ function resolveModel(value: string): string {
 
 function parseOptions(): Options {
   const options = new Command()
-    .option('--labels <dir>', 'label folder (*.jsonl)', path.join(defaultCacheDir(), `labels-${DEFAULT_MODEL}`))
+    .option('--labels <dirs>', 'label folders, comma-separated (*.jsonl, *.jsonl.gz)',
+      [path.join(controlPacksDir(), DEFAULT_MODEL, 'labels'), path.join(defaultCacheDir(), `labels-${DEFAULT_MODEL}`)].join(','))
     .option('--model <name|file>', 'the derived model (catalog name or GGUF)', DEFAULT_MODEL)
     .option('--source <name>', `labels: ${LABEL_SOURCES.join(' | ')}`, 'shapley')
     .option('--out <dir>', 'output folder (default <cache>/control-features-<source>)')

@@ -20,6 +20,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_SETTINGS, type PromptBudgets } from '../../shared/settings.js';
 import { findBundledModel } from '../../server/src/completion/modelChoice.js';
 import { cachedModelPath } from '../../server/src/modelStore/cacheDir.js';
+import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
 import { chooseLayout, layoutByName, type LayoutName, type PromptLayout } from '../../server/src/prompt/layouts.js';
 import { ContextOverflowError, type CompletionModel, type ModelSession } from '../../server/src/model/completionModel.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
@@ -61,7 +62,8 @@ async function main(): Promise<void> {
   const model = loaded.model;
   await mkdir(options.out, { recursive: true });
   const outFile = path.join(options.out, `labels.shard-${shardIndex}-of-${shardCount}.jsonl`);
-  const done = await finishedIds(options.out);
+  const committed = committedLabelsDir(options.model);
+  const done = new Set([...await finishedIds(options.out), ...(committed ? await finishedIds(committed) : [])]);
   const corpus = await Corpus.open(options.manifest, options.corpus);
   const packages = corpus.packages.filter((p) => !options.only || options.only.split(',').includes(p.name));
   const layout = options.layout ? layoutByName(options.layout, model.info.echoLines) : chooseLayout(model.info);
@@ -158,7 +160,8 @@ class LabelRun {
 }
 
 /**
- * Ids already labeled in any shard file of the output folder, so a corpus labeled as one shard
+ * Ids already labeled in any shard file of a folder (the output folder, and the labels committed
+ * with the model's control pack), so a corpus labeled as one shard
  * can be finished by several processes with `--shard i/N` (or the other way round) without
  * labeling an id twice.
  */
@@ -178,6 +181,13 @@ function resolveModelPath(value: string | undefined): string {
   if (cached.kind === 'error') throw new Error(`--model ${value}: no such file, and ${cached.message}`);
   if (!cached.exists) throw new Error(`--model ${value}: not pulled yet; run \`reposhapley model pull ${value}\``);
   return cached.path;
+}
+
+/** The labels committed with a catalog model's control pack (models/control/NAME/labels), if any. */
+function committedLabelsDir(model: string | undefined): string | undefined {
+  if (!model || existsSync(model)) return undefined;
+  const dir = path.join(controlPacksDir(), model, 'labels');
+  return existsSync(dir) ? dir : undefined;
 }
 
 function parseBudgets(value: string): PromptBudgets {

@@ -1,5 +1,7 @@
 /** The JSON line the labeler writes per instance (documented in docs/labeling.md). */
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import type { PromptBudgets } from '../../shared/settings.js';
 import type { LayoutName } from '../../server/src/prompt/layouts.js';
@@ -70,14 +72,19 @@ export function labelRecord(input: {
 }
 
 /**
- * Every record of every `*.jsonl` file in a label folder (shard files of one or several
- * machines side by side), files in name order. A torn last line of an interrupted run is
- * skipped; the labeler labels that instance again.
+ * Every record of every `*.jsonl` and `*.jsonl.gz` file in a label folder (shard files of one or
+ * several machines side by side, and the compressed ones committed with a control pack), files
+ * in name order. A torn last line of an interrupted run is skipped; the labeler labels that
+ * instance again. A missing folder has no records.
  */
 export async function readLabelFolder(dir: string): Promise<LabelRecord[]> {
+  if (!existsSync(dir)) return [];
   const records: LabelRecord[] = [];
-  for (const name of (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort()) {
-    for (const line of (await readFile(path.join(dir, name), 'utf8')).split('\n')) {
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.jsonl') || n.endsWith('.jsonl.gz')).sort();
+  for (const name of names) {
+    const bytes = await readFile(path.join(dir, name));
+    const text = (name.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
+    for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       try {
         records.push(JSON.parse(line) as LabelRecord);

@@ -9,9 +9,10 @@ import type { Target } from '../data/targets.js';
 import { prepareTarget, type PreparedTarget, type PromptSettings, type RepositoryTools } from '../data/trainingSequences.js';
 import { readLabelFolder, type LabelRecord } from './labelRecord.js';
 
-/** Label records of the folder, deduplicated by id (the last wins), grouped by repository in name order. */
-export async function readLabelsByRepository(dir: string): Promise<Map<string, LabelRecord[]>> {
-  const byId = new Map((await readLabelFolder(dir)).map((record) => [record.id, record]));
+/** Label records of the folders, deduplicated by id (the last wins), grouped by repository in name order. */
+export async function readLabelsByRepository(dirs: string | readonly string[]): Promise<Map<string, LabelRecord[]>> {
+  const records = (await Promise.all((typeof dirs === 'string' ? [dirs] : dirs).map((dir) => readLabelFolder(dir)))).flat();
+  const byId = new Map(records.map((record) => [record.id, record]));
   const byRepository = new Map<string, LabelRecord[]>();
   for (const record of byId.values()) {
     const list = byRepository.get(record.repository) ?? [];
