@@ -33,6 +33,17 @@ test('reads frames however the bytes are chunked, multi-byte characters included
   }
 });
 
+test('a large frame in small chunks, between small ones, arrives whole (the buffer grows by doubling)', () => {
+  const large = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'big', params: { text: 'é'.repeat(3 * 1024 * 1024) } });
+  const bytes = Buffer.from(frame(first) + frame(large) + frame(second) + frame(first), 'utf8');
+  const chunks: Buffer[] = [];
+  // Uneven chunk sizes, so chunk and frame boundaries never line up the same way.
+  for (let i = 0, size = 1; i < bytes.length; i += size, size = (size * 7 + 3) % 65_536 + 1) chunks.push(bytes.subarray(i, i + size));
+  const { messages, errors } = read(chunks);
+  expect(errors).toEqual([]);
+  expect(messages).toEqual([JSON.parse(first), JSON.parse(large), JSON.parse(second), JSON.parse(first)]);
+});
+
 test.each<[string, string]>([
   ['invalid JSON', frame('{"jsonrpc": "2.0", "id": 9, "method": ')],
   ['a non-numeric Content-Length', 'Content-Length: abc\r\n\r\n'],
