@@ -55,6 +55,8 @@ export class RawLspClient {
   /** Notifications the server sent, by method (counts) and the last few of each. */
   readonly notifications = new Map<string, unknown[]>();
   readonly exited: Promise<ExitStatus>;
+  /** Error responses with a null id: the server's answers to requests it could not identify. */
+  readonly nullIdErrors: { code: number; message: string }[] = [];
   /** What `workspace/configuration` answers for every item. */
   configuration: unknown = null;
   private stderrTail = '';
@@ -267,6 +269,8 @@ export class RawLspClient {
       list.push(message.params);
       if (list.length > 200) list.splice(0, list.length - 100);
       this.notifications.set(message.method, list);
+    } else if (message.id === null && message.error) {
+      this.nullIdErrors.push(message.error);
     } else if (message.id !== undefined && message.id !== null) {
       const pending = this.pending.get(message.id);
       const answer: Answer = {

@@ -19,12 +19,13 @@ const DISPOSE_BUDGET_MS = 3_000;
 /** Starts the server on stdio and returns its session; the process ends when the client goes. */
 export function runServe(createEngine: EngineFactory, logger: Logger): ServerState {
   keepStdoutForProtocol();
-  const reader = new ResilientMessageReader(process.stdin);
+  const writer = new StreamMessageWriter(process.stdout);
+  const reader = new ResilientMessageReader(process.stdin, { reject: (reply) => void writer.write(reply).catch(() => undefined) });
   reader.onError((error) => logger.warn(`protocol: ${error.message}`));
   // vscode-languageserver's own watchdog on the editor process exits also on EPERM; ours does not.
   const watchEditor = watchFirstEditor((pid) => void endWhenClientGone(state, logger, `editor process ${pid} gone`));
   const connection = createConnection(
-    ProposedFeatures.all, withoutParentProcessId(reader, watchEditor), new StreamMessageWriter(process.stdout),
+    ProposedFeatures.all, withoutParentProcessId(reader, watchEditor), writer,
   );
   const state = startLspServer(connection, createEngine, logger);
   const onClientGone = (why: string) => () => void endWhenClientGone(state, logger, why);

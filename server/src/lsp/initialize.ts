@@ -7,6 +7,7 @@ import {
   type InitializeParams, type InitializeResult, type ServerCapabilities, type WorkspaceFolder,
 } from 'vscode-languageserver/node';
 import { uriToPath } from './converters.js';
+import { beginInitialize } from './lifecycle.js';
 import { PACKAGE_NAME, serverVersion } from './serverInfo.js';
 import { readSettingsPatch } from './settingsPatch.js';
 import type { ServerState } from './state.js';
@@ -17,6 +18,7 @@ export const COMPLETION_TRIGGER_CHARACTERS = ['.', '(', ' '];
 /** Handles `initialize`. Fatal start-up failures answer with an error instead of crashing. */
 export function onInitialize(state: ServerState) {
   return async (params: InitializeParams): Promise<InitializeResult> => {
+    beginInitialize(state);
     state.capabilities = params.capabilities ?? {};
     state.roots = workspaceRoots(params);
     state.completionCommand = readCompletionCommand(params.initializationOptions);
@@ -31,8 +33,11 @@ export function onInitialize(state: ServerState) {
       state.engine = engine;
     } catch (error) {
       state.logger.error(`engine start failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      state.lifecycle = 'uninitialized'; // the client may try again
       throw new ResponseError(ErrorCodes.InternalError, `RepoShapley could not start: ${String(error)}`, { retry: false });
     }
+    // A shutdown that came while the engine started already disposed of the session: not running.
+    if (state.lifecycle === 'initializing') state.lifecycle = 'running';
     state.logger.info(`initialized for ${state.roots.length} root(s): ${state.roots.join(', ') || '(none)'}`);
     return { capabilities: serverCapabilities(params), serverInfo: { name: PACKAGE_NAME, version: serverVersion() } };
   };

@@ -6,7 +6,7 @@
  * A declared length that runs into the next frame (too long, or a truncated body) is noticed as
  * soon as that frame's header has arrived, so the next message is not swallowed with it.
  */
-import { AbstractMessageReader, Disposable, type DataCallback, type Message } from 'vscode-languageserver/node';
+import { AbstractMessageReader, Disposable, ErrorCodes, type DataCallback, type Message, type ResponseMessage } from 'vscode-languageserver/node';
 
 const HEADER_END = Buffer.from('\r\n\r\n', 'ascii');
 const HEADER_NAME = 'content-length:';
@@ -18,8 +18,21 @@ const HEADER_BLOCK = /^content-length:[ \t]*\d+[ \t]*(?:\r\n[^\r\n]*)*$/;
 const CUT_HEADER = /^content-length:[ \t]*\d*[ \t]*(?:\r|\r\n|\r\n\r)?$/;
 const CUT_HEADER_BYTES = 64;
 
-/** Why a frame was skipped. */
-class FrameError extends Error {}
+/** Why a frame was skipped; `reply` when the sender is owed an error response (JSON-RPC 2.0 §5). */
+class FrameError extends Error {
+  constructor(message: string, readonly reply?: ResponseMessage) {
+    super(message);
+  }
+}
+
+/**
+ * Options of the reader. `reject` sends an error response for a frame that is a request the
+ * server cannot take (a batch, an id that is not a number or a string): otherwise its sender
+ * would wait forever for an answer.
+ */
+export interface MessageReaderOptions {
+  reject?: (reply: ResponseMessage) => void;
+}
 
 /**
  * The unread bytes: a view into storage that grows by doubling, so a frame arriving in n chunks
@@ -70,7 +83,7 @@ export class ResilientMessageReader extends AbstractMessageReader {
   /** How far the current frame's body has been searched for an embedded header (buffer offset). */
   private scannedTo = 0;
 
-  constructor(private readonly readable: NodeJS.ReadableStream) {
+  constructor(private readonly readable: NodeJS.ReadableStream, private readonly options: MessageReaderOptions = {}) {
     super();
   }
 
@@ -95,9 +108,14 @@ export class ResilientMessageReader extends AbstractMessageReader {
     for (;;) {
       const step = this.readFrame();
       if (step === 'need-more') return;
-      if (step instanceof FrameError) this.fireError(step);
+      if (step instanceof FrameError) this.refuse(step);
       else this.deliver(step, callback);
     }
+  }
+
+  private refuse(error: FrameError): void {
+    this.fireError(error);
+    if (error.reply) this.options.reject?.(error.reply);
   }
 
   /**
@@ -207,8 +225,19 @@ function parseMessage(body: string): Message | FrameError {
   } catch (error) {
     return new FrameError(`invalid JSON in a frame: ${String(error)}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return new FrameError('a frame that is not a JSON-RPC message object');
+  if (Array.isArray(parsed)) {
+    return new FrameError('a batch (JSON array) of messages', invalidRequest('batches of messages are not supported by the Language Server Protocol; send each message in its own frame'));
+  }
+  if (typeof parsed !== 'object' || parsed === null) return new FrameError('a frame that is not a JSON-RPC message object');
+  const message = parsed as Record<string, unknown>;
+  if (typeof message.method === 'string' && 'id' in message && typeof message.id !== 'number' && typeof message.id !== 'string') {
+    return new FrameError(`a request whose id is ${message.id === null ? 'null' : typeof message.id}`,
+      invalidRequest(`request ${JSON.stringify(message.method).slice(0, 80)} has an id that is neither a number nor a string`));
   }
   return parsed as Message;
+}
+
+/** The JSON-RPC error response for a request without a usable id (its id is null, per JSON-RPC 2.0). */
+function invalidRequest(message: string): ResponseMessage {
+  return { jsonrpc: '2.0', id: null, error: { code: ErrorCodes.InvalidRequest, message } };
 }

@@ -9,6 +9,7 @@ export function onShutdown(state: ServerState) {
   return async (): Promise<void> => {
     if (state.shutdownRequested) return;
     state.shutdownRequested = true;
+    state.lifecycle = 'shut-down';
     await disposeSession(state);
   };
 }

@@ -7,6 +7,7 @@ import type { CompletionEngine } from '../completion/engine.js';
 import type { SettingsPatch } from '../../../shared/settings.js';
 import type { Logger } from '../util/logger.js';
 import { CompletionCache } from './cache.js';
+import type { Lifecycle } from './lifecycle.js';
 import { DocumentMirror } from './documents.js';
 import { CompletionScheduler } from './scheduler.js';
 import { StatusReporter } from './status.js';
@@ -40,6 +41,8 @@ export interface ServerState {
   indexing?: AbortController;
   /** URIs already logged as unknown to the engine (logged once each). */
   readonly unknownDocuments: Set<string>;
+  /** Where the session is in the LSP lifecycle (lifecycle.ts). */
+  lifecycle: Lifecycle;
   shutdownRequested: boolean;
 }
 
@@ -59,6 +62,7 @@ export function createServerState(connection: Connection, createEngine: EngineFa
     }),
     status: new StatusReporter(connection, logger),
     unknownDocuments: new Set(),
+    lifecycle: 'uninitialized',
     shutdownRequested: false,
   };
   return state;
