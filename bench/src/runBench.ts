@@ -97,7 +97,7 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
 /** initializationOptions for every server of the run. */
 function serverSettings(options: BenchOptions): SettingsPatch {
   const settings: SettingsPatch = { tracePrompt: options.tracePrompts };
-  if (options.model !== undefined) settings.modelPath = options.model;
+  if (options.model !== undefined) settings.modelPath = path.resolve(options.model); // the server wants an absolute path
   if (options.threads !== undefined) settings.threads = options.threads;
   if (options.maxTokens !== undefined) settings.maxTokens = options.maxTokens;
   if (options.budgets !== undefined) settings.budgets = options.budgets;

@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   const files = roots.flatMap(typableFiles);
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'reposhapley-soak-'));
   try {
-    const modelPath = flags.model ?? (flags.tiny ? undefined : findBundledModel())
+    const modelPath = (flags.model && path.resolve(flags.model)) ?? (flags.tiny ? undefined : findBundledModel())
       ?? (await writeTinyModel({ path: path.join(scratch, 'tiny.gguf'), contextLength: 4096 })).path;
     const report = await runSoak({
       roots, files, modelPath,

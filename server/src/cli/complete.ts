@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { DEFAULT_SETTINGS, type SettingsPatch, type PolicyName } from '../../../shared/settings.js';
 import type { CompletionEngine } from '../completion/engine.js';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { planModel } from '../completion/modelChoice.js';
 import { resolveCatalogModel } from '../modelStore/catalog.js';
 import type { EngineFactory } from '../lsp/server.js';
@@ -42,7 +43,8 @@ export interface CompleteDeps {
 function modelSettings(value: string | undefined): SettingsPatch {
   if (!value) return {};
   const isCatalogName = !existsSync(value) && resolveCatalogModel(value).kind === 'ok';
-  return isCatalogName ? { model: value } : { modelPath: value };
+  // A file named on the command line is relative to where the user typed it.
+  return isCatalogName ? { model: value } : { modelPath: path.resolve(value) };
 }
 
 /** The message when no model can be found, with both ways to pass one. */

@@ -1,5 +1,6 @@
 /** Which model file the server tries, in which order, and what it tells the user when it falls back. */
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -31,6 +32,41 @@ test('the modelPath setting wins over everything and has no fallback', async () 
   await pretendPulled();
   const plan = planModel(settings({ modelPath: '/models/mine.gguf' }), inputs(BUNDLED, { REPOSHAPLEY_MODEL: '/env.gguf' }));
   expect(plan).toEqual({ candidates: [{ path: '/models/mine.gguf', label: 'mine.gguf', isFallback: false }] });
+});
+
+test.each([
+  ['relative', 'models/mine.gguf', /is not an absolute path/],
+  ['http URL', 'http://example.com/model.gguf', /is a URL; it takes a GGUF file on this machine/],
+  ['file URL', 'file:///models/mine.gguf', /is a URL/],
+])('a %s modelPath is refused with the reason, on the fallback', (_kind, value, message) => {
+  const plan = planModel(settings({ modelPath: value }), inputs());
+  expect(plan.notice).toMatch(message);
+  expect(plan.candidates).toEqual([{ path: BUNDLED, label: 'reposhapley-small.gguf', isFallback: true }]);
+});
+
+test('a pulled model with its control pack applied comes first, the base behind it', async () => {
+  await pretendPulled();
+  const packs = mkdtempSync(path.join(os.tmpdir(), 'packs-'));
+  const packDir = path.join(packs, DEFAULT_MODEL_NAME);
+  mkdirSync(packDir);
+  const rows = Buffer.alloc(2 * 32 * 4);
+  const pack = {
+    format: 'reposhapley-control-pack/1', base: { model: DEFAULT_MODEL_NAME, sha256: defaultEntry.sha256, sizeBytes: 1 }, hidden: 32,
+    tokens: [{ text: '<NEED>', id: 1 }], rows: { file: 'rows.f32', sha256: createHash('sha256').update(rows).digest('hex') },
+    trained: true, needThreshold: 0.5, layout: 'repo-fim', derived: { fileName: 'derived.gguf', sha256: 'd'.repeat(64), sizeBytes: 1 },
+  };
+  writeFileSync(path.join(packDir, 'rows.f32'), rows);
+  writeFileSync(path.join(packDir, 'pack.json'), JSON.stringify(pack));
+  const plan = () => planModel(settings(), { ...inputs(), controlPacksDir: packs });
+  // Trained but not applied yet: the base, and a notice that a pull applies it.
+  expect(plan().candidates[0]!.path).toBe(pulledPath());
+  expect(plan().notice).toMatch(/trained RepoShapley control tokens that are not applied yet/);
+  writeFileSync(path.join(cacheDir, 'derived.gguf'), 'derived bytes');
+  await writeVerifiedMark(path.join(cacheDir, 'derived.gguf'), 'd'.repeat(64));
+  expect(plan().candidates.map((c) => [c.label, c.isFallback])).toEqual([
+    [`${DEFAULT_MODEL_NAME}+control`, false], [DEFAULT_MODEL_NAME, false], ['reposhapley-small.gguf', true],
+  ]);
+  rmSync(packs, { recursive: true, force: true });
 });
 
 test('REPOSHAPLEY_MODEL comes next', () => {

@@ -57,12 +57,18 @@ export function planModel(
   settings: Pick<CompletionSettings, 'modelPath' | 'model' | 'modelCacheDir'>, inputs: ModelPlanInputs = {},
 ): ModelPlan {
   const env = inputs.env ?? process.env;
-  const explicit = settings.modelPath || env.REPOSHAPLEY_MODEL;
-  if (explicit) return { candidates: [{ path: path.resolve(explicit), label: path.basename(explicit), isFallback: false }] };
   const bundledPath = (inputs.bundled ?? findBundledModel)();
   const fallback: ModelCandidate[] = bundledPath
     ? [{ path: bundledPath, label: path.basename(bundledPath), isFallback: true }]
     : [];
+  if (settings.modelPath) {
+    const problem = modelPathProblem(settings.modelPath);
+    if (problem) return { candidates: fallback, notice: withFallback(problem, fallback) };
+    return { candidates: [{ path: settings.modelPath, label: path.basename(settings.modelPath), isFallback: false }] };
+  }
+  // The environment variable is a shell user's: a relative path means the working directory.
+  const fromEnv = env.REPOSHAPLEY_MODEL;
+  if (fromEnv) return { candidates: [{ path: path.resolve(fromEnv), label: path.basename(fromEnv), isFallback: false }] };
   const cached = cachedModelPath(settings.model, settings.modelCacheDir || undefined);
   if (cached.kind === 'error') return { candidates: fallback, notice: withFallback(cached.message, fallback) };
   if (cached.verified) {
@@ -94,6 +100,20 @@ function withControlTokens(
     candidates: [base],
     notice: `The model ${settings.model} has trained RepoShapley control tokens that are not applied yet: ${pullHint(settings.model)}.`,
   };
+}
+
+/**
+ * Why the `modelPath` setting cannot name a model file: a URL, or a relative path (relative to
+ * what? the server's working directory is the editor's business). Undefined when it is usable.
+ */
+export function modelPathProblem(value: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^(https?|ftp):/i.test(value)) {
+    return `modelPath "${value}" is a URL; it takes a GGUF file on this machine. To download a catalog model, set reposhapley.model and run "reposhapley model pull".`;
+  }
+  if (!path.isAbsolute(value)) {
+    return `modelPath "${value}" is not an absolute path; give the GGUF file's full path, or leave modelPath empty and set reposhapley.model to a catalog name.`;
+  }
+  return undefined;
 }
 
 function withFallback(message: string, fallback: readonly ModelCandidate[]): string {

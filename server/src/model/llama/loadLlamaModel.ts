@@ -8,6 +8,7 @@ import type { LoadModelOptions, LoadModelResult, ModelInfo } from '../completion
 import type { Logger } from '../../util/logger.js';
 import { kvArray, kvString, readGgufHeader, type GgufHeader } from '../gguf/ggufReader.js';
 import { GgufValueType } from '../gguf/ggufTypes.js';
+import { hyperparameterProblem } from '../gguf/hyperparameters.js';
 import { CONTROL_TRAINED_KEY, ECHO_LINES_KEY, isEchoLineCount, LAYOUT_KEY, NEED_THRESHOLD_KEY } from '../reposhapleyKeys.js';
 import { scanSpecialTokens } from './specialTokenIds.js';
 import { acquireRuntime, resolveThreads, type RuntimeLease } from './llamaRuntime.js';
@@ -77,6 +78,10 @@ export async function validateModelFile(path: string): Promise<ValidatedFile> {
   }
   if (header.tensors.length === 0) {
     return { kind: 'invalid', message: `${path} holds only a vocabulary (no weights). ${SETTING_HINT}` };
+  }
+  const problem = hyperparameterProblem(header);
+  if (problem) {
+    return { kind: 'invalid', message: `${path} is not a usable model: ${problem} (llama.cpp would abort on it). Download or export the model again. ${SETTING_HINT}` };
   }
   return read;
 }
