@@ -127,7 +127,7 @@ test('no workspace code is executed: setup.py, conftest.py, sitecustomize.py, a 
   }
 });
 
-test('settings cannot make the server open network connections: an http(s) modelPath is a missing file', async () => {
+test('settings cannot make the server open network connections: a URL modelPath is refused as one', async () => {
   const { client, log } = await audited(tinyModelSettings('http://127.0.0.1:9/model.gguf'));
   for (const [version, modelPath] of ['https://example.invalid/model.gguf', 'hf:someone/some-model', 'http://[::1]:9/m.gguf', 'ftp://127.0.0.1/m.gguf'].entries()) {
     client.configuration = tinyModelSettings(modelPath);
@@ -135,7 +135,7 @@ test('settings cannot make the server open network connections: an http(s) model
     touch(client, workspace.probeUri, version + 2);
     expect(await complete(client, workspace.probeUri)).toEqual({ items: [], trace: null });
   }
-  expect(shownMessages(client).some((m) => m.includes('not found') && m.includes('http:'))).toBe(true);
+  expect(shownMessages(client).some((m) => m.includes('"http://127.0.0.1:9/model.gguf" is a URL'))).toBe(true);
   if (!log) {
     // Without strace: the server holds no inet socket now (a weaker, point-in-time witness).
     expect(inetSocketsOf(client.pid)).toEqual([]);

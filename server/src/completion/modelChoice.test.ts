@@ -38,10 +38,10 @@ test.each([
   ['relative', 'models/mine.gguf', /is not an absolute path/],
   ['http URL', 'http://example.com/model.gguf', /is a URL; it takes a GGUF file on this machine/],
   ['file URL', 'file:///models/mine.gguf', /is a URL/],
-])('a %s modelPath is refused with the reason, on the fallback', (_kind, value, message) => {
+])('a %s modelPath is refused with the reason, and no other model is used in its place', (_kind, value, message) => {
   const plan = planModel(settings({ modelPath: value }), inputs());
   expect(plan.notice).toMatch(message);
-  expect(plan.candidates).toEqual([{ path: BUNDLED, label: 'reposhapley-small.gguf', isFallback: true }]);
+  expect(plan.candidates).toEqual([]);
 });
 
 test('a pulled model with its control pack applied comes first, the base behind it', async () => {

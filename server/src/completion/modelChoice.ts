@@ -62,8 +62,9 @@ export function planModel(
     ? [{ path: bundledPath, label: path.basename(bundledPath), isFallback: true }]
     : [];
   if (settings.modelPath) {
+    // An explicit model that cannot be used is an error to fix, not a reason to switch models.
     const problem = modelPathProblem(settings.modelPath);
-    if (problem) return { candidates: fallback, notice: withFallback(problem, fallback) };
+    if (problem) return { candidates: [], notice: problem };
     return { candidates: [{ path: settings.modelPath, label: path.basename(settings.modelPath), isFallback: false }] };
   }
   // The environment variable is a shell user's: a relative path means the working directory.

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
@@ -221,6 +221,22 @@ describe('disk updates and whole-workspace indexing', () => {
     expect(index.remove(added)).toEqual({ kind: 'removed' });
     expect(index.file('added.py')).toBeUndefined();
     expect(index.remove(added)).toEqual({ kind: 'not-indexed' });
+  });
+
+  test('a symlink loop inside the workspace: watcher events through it do not index the same file again', async () => {
+    await put('pkg/shapes.py', 'class Polygon:\n    pass\n');
+    await symlink('.', path.join(root, 'loop'));
+    await index.indexRoots([root]);
+    expect([...index.files()].map((f) => f.relPath)).toEqual(['pkg/shapes.py']);
+    for (const via of ['loop/pkg/shapes.py', 'loop/loop/loop/pkg/shapes.py']) {
+      expect(await index.upsertFromDisk(path.join(root, via))).toEqual({ kind: 'skipped', reason: 'symlink-loop', detail: 'same file as pkg/shapes.py' });
+    }
+    expect([...index.files()].map((f) => f.relPath)).toEqual(['pkg/shapes.py']);
+    expect(index.definitionsNamed('Polygon')).toHaveLength(1);
+    // The file itself still updates, and once it is gone an alias may take its place.
+    expect(await index.upsertFromDisk(path.join(root, 'pkg/shapes.py'))).toEqual({ kind: 'indexed', relPath: 'pkg/shapes.py' });
+    index.remove(path.join(root, 'pkg/shapes.py'));
+    expect(await index.upsertFromDisk(path.join(root, 'loop/pkg/shapes.py'))).toEqual({ kind: 'indexed', relPath: 'loop/pkg/shapes.py' });
   });
 
   test('a file deleted during indexing is skipped, not thrown', async () => {

@@ -11,7 +11,7 @@
 import * as path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { silentLogger, type Logger } from '../util/logger.js';
-import { nodeDiscoveryFs, reportSkip, type DiscoveryFs, type SkippedPath } from '../workspace/discoveryFs.js';
+import { defaultDiscoveryFs, reportSkip, type DiscoveryFs, type SkippedPath } from '../workspace/discoveryFs.js';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../workspace/fileFilters.js';
 import { discoverSingleFile, readCandidate, walkPythonFiles, type CandidateFile, type DiscoveredFile, type DiscoveryOptions } from '../workspace/fileDiscovery.js';
 import { resolveRoots, type WorkspaceRoot } from '../workspace/paths.js';
@@ -46,6 +46,8 @@ export class WorkspaceIndex implements IndexView {
    * leaves them alone: its walk and disk read may predate the event, and must not undo it.
    */
   private readonly settledDuringPass = new Set<string>();
+  /** Real path of each indexed disk file -> the relPath it is indexed under (aliasOwner). */
+  private readonly realPathOwners = new Map<string, string>();
   private readonly parserReady: Promise<PythonParser | undefined>;
   private parser?: PythonParser;
   private parserError?: Error;
@@ -61,7 +63,7 @@ export class WorkspaceIndex implements IndexView {
     const { windowLines, windowStride, maxChunkLines } = { ...DEFAULT_CHUNK_OPTIONS, ...definedOnly(options) };
     this.chunkOptions = { windowLines, windowStride, maxChunkLines };
     validateChunkOptions(this.chunkOptions);
-    this.fs = options.fs ?? nodeDiscoveryFs;
+    this.fs = options.fs ?? defaultDiscoveryFs;
     this.limits = options.limits ?? DEFAULT_CONTENT_LIMITS;
     this.yieldEvery = Math.max(1, options.yieldEvery ?? 20);
     this.bufferIndexDelayMs = Math.max(0, options.bufferIndexDelayMs ?? 0);
@@ -161,6 +163,13 @@ export class WorkspaceIndex implements IndexView {
       this.dropDiskEntry(abs, relPath, true);
       this.store.commit();
       return { kind: 'skipped', reason: result.skip.reason, detail: result.skip.detail };
+    }
+    const owner = this.aliasOwner(result.file);
+    if (owner !== undefined) {
+      // The same file reached through a symlink (`loop -> .` gives loop/loop/…/x.py): one entry only.
+      this.dropDiskEntry(abs, relPath, true);
+      this.store.commit();
+      return { kind: 'skipped', reason: 'symlink-loop', detail: `same file as ${owner}` };
     }
     const indexed = this.indexDiskFile(result.file);
     this.store.commit();
@@ -323,7 +332,22 @@ export class WorkspaceIndex implements IndexView {
     } finally {
       tree.delete();
     }
-    return this.store.put(index);
+    const put = this.store.put(index);
+    if (put) this.realPathOwners.set(file.realPath, file.relPath);
+    return put;
+  }
+
+  /**
+   * The relPath under which the disk file at `file.realPath` is already indexed, when that is
+   * another relPath than `file`'s. Owners are checked when read, so removals need not update them.
+   */
+  private aliasOwner(file: DiscoveredFile): string | undefined {
+    const owner = this.realPathOwners.get(file.realPath);
+    if (owner === undefined || owner === file.relPath) return undefined;
+    const current = this.store.file(owner);
+    if (current && !current.fromBuffer) return owner;
+    this.realPathOwners.delete(file.realPath);
+    return undefined;
   }
 
   /** Unstage a file that is no longer indexable; a closed buffer's entry goes too when asked. */

@@ -2,7 +2,8 @@
  * The narrow file-system port discovery reads through. Tests inject failures (EACCES while running
  * as root, files vanishing mid-walk) that the real file system cannot produce on demand.
  */
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
 import type { SkipReason } from '../indexing/types.js';
 import type { Logger } from '../util/logger.js';
 
@@ -21,21 +22,63 @@ export interface FileStat {
   isDirectory(): boolean;
 }
 
+/** What {@link DiscoveryFs.readExact} found. */
+export type ExactRead =
+  | { kind: 'ok'; bytes: Uint8Array }
+  /** What was opened is not the path asked for: a directory on the way was swapped for a symlink. */
+  | { kind: 'moved'; opened: string }
+  | { kind: 'not-file' }
+  | { kind: 'too-large'; size: number };
+
 /** The file-system operations discovery uses; errors carry a Node `code` (ENOENT, EACCES, ELOOP...). */
 export interface DiscoveryFs {
   readdir(dir: string): Promise<DirEntry[]>;
   readFile(file: string): Promise<Uint8Array>;
   stat(p: string): Promise<FileStat>;
   realpath(p: string): Promise<string>;
+  /**
+   * Open first, then check what was opened: reads the real path `file` only when the descriptor
+   * is that very file (checking first and opening after can be raced by a symlink swap, issue 22).
+   * Optional: a port without it (tests' fault injectors) is read by stat + readFile.
+   */
+  readExact?(file: string, tooLarge: (size: number) => boolean): Promise<ExactRead>;
 }
 
-/** The real file system. */
+/** The real file system (tests spread it and replace operations to inject faults). */
 export const nodeDiscoveryFs: DiscoveryFs = {
   readdir: (dir) => readdir(dir, { withFileTypes: true }),
   readFile: (file) => readFile(file),
   stat: (p) => stat(p),
   realpath: (p) => realpath(p),
 };
+
+/** The real file system with race-free reads: what discovery uses unless given a port. */
+export const defaultDiscoveryFs: DiscoveryFs = { ...nodeDiscoveryFs, readExact };
+
+async function readExact(file: string, tooLarge: (size: number) => boolean): Promise<ExactRead> {
+  // O_NOFOLLOW: the last component may not be a symlink. O_NONBLOCK: a FIFO named x.py opens at
+  // once (and is then refused as not a file) instead of blocking until someone writes to it.
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const opened = await openedPath(handle.fd, file);
+    if (opened !== file) return { kind: 'moved', opened };
+    const info = await handle.stat();
+    if (!info.isFile()) return { kind: 'not-file' };
+    if (tooLarge(info.size)) return { kind: 'too-large', size: info.size };
+    return { kind: 'ok', bytes: await handle.readFile() };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The path the kernel opened for `fd` (Linux's /proc); elsewhere the path asked for (O_NOFOLLOW is all the check there). */
+async function openedPath(fd: number, file: string): Promise<string> {
+  try {
+    return await readlink(`/proc/self/fd/${fd}`);
+  } catch {
+    return file;
+  }
+}
 
 /** A path discovery decided not to index, and why. */
 export interface SkippedPath {

@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { DEFAULT_CONTENT_LIMITS, checkFileBytes, isTooLarge, type ContentLimits } from './fileFilters.js';
-import { nodeDiscoveryFs, reportSkip, skipForError, type DirEntry, type DiscoveryFs, type SkippedPath } from './discoveryFs.js';
+import { defaultDiscoveryFs, reportSkip, skipForError, type DirEntry, type DiscoveryFs, type ExactRead, type SkippedPath } from './discoveryFs.js';
 import { VENDORED_DIR_NAMES, ancestorDirs, gitignorePath, isGitignored, judgePath, parseGitignore, type GitignoreRules } from './pathRules.js';
 import { isPathInside, locateInRoots, resolveRealPath, resolveRoots, type WorkspaceRoot } from './paths.js';
 
@@ -72,7 +72,7 @@ function contextFor(roots: readonly WorkspaceRoot[], options: DiscoveryOptions):
   const logger = options.logger ?? silentLogger;
   const reported = options.reported ?? new Set<string>();
   return {
-    roots, fs: options.fs ?? nodeDiscoveryFs, signal: options.signal,
+    roots, fs: options.fs ?? defaultDiscoveryFs, signal: options.signal,
     visitedDirs: new Set(), visitedFiles: new Map(), deferredLinks: [],
     skip: (skip) => ({ kind: 'skip', skip: reportSkip(skip, logger, reported) }),
   };
@@ -192,22 +192,33 @@ function fileEvent(
 
 /** Read a candidate and apply the content rules; missing or unreadable files are skips, never throws. */
 export async function readCandidate(file: CandidateFile, options: DiscoveryOptions = {}): Promise<ReadResult> {
-  const fs = options.fs ?? nodeDiscoveryFs;
+  const fs = options.fs ?? defaultDiscoveryFs;
   const limits = options.limits ?? DEFAULT_CONTENT_LIMITS;
   const skip = (s: SkippedPath): ReadResult => ({ kind: 'skip', skip: reportSkip(s, options.logger ?? silentLogger, options.reported ?? new Set()) });
   try {
-    // Stat first so a huge file is rejected without reading it.
-    const stat = await fs.stat(file.realPath);
-    if (!stat.isFile()) return skip({ absPath: file.absPath, relPath: file.relPath, reason: 'unreadable', detail: 'not a regular file' });
-    if (isTooLarge(stat.size, limits)) {
-      return skip({ absPath: file.absPath, relPath: file.relPath, reason: 'too-large', detail: `${stat.size} bytes > ${limits.maxBytes}` });
+    const read = await readBytes(fs, file.realPath, limits);
+    if (read.kind === 'not-file') return skip({ absPath: file.absPath, relPath: file.relPath, reason: 'unreadable', detail: 'not a regular file' });
+    if (read.kind === 'too-large') {
+      return skip({ absPath: file.absPath, relPath: file.relPath, reason: 'too-large', detail: `${read.size} bytes > ${limits.maxBytes}` });
     }
-    const check = checkFileBytes(await fs.readFile(file.realPath), limits);
+    if (read.kind === 'moved') {
+      return skip({ absPath: file.absPath, relPath: file.relPath, reason: 'outside-workspace', detail: `changed while being opened: it led to ${read.opened}` });
+    }
+    const check = checkFileBytes(read.bytes, limits);
     if (check.kind === 'skip') return skip({ absPath: file.absPath, relPath: file.relPath, reason: check.reason, detail: check.detail });
     return { kind: 'file', file: { ...file, text: check.text } };
   } catch (error) {
     return skip(skipForError(file.absPath, file.relPath, error));
   }
+}
+
+/** A candidate's bytes: opened then checked where the port can, else stat first so a huge file is never read. */
+async function readBytes(fs: DiscoveryFs, realPath: string, limits: ContentLimits): Promise<ExactRead> {
+  if (fs.readExact) return fs.readExact(realPath, (size) => isTooLarge(size, limits));
+  const stat = await fs.stat(realPath);
+  if (!stat.isFile()) return { kind: 'not-file' };
+  if (isTooLarge(stat.size, limits)) return { kind: 'too-large', size: stat.size };
+  return { kind: 'ok', bytes: await fs.readFile(realPath) };
 }
 
 /** Walk and read in one pass: the files to index, in deterministic order, and every skip. */
@@ -237,7 +248,7 @@ export async function discoverAll(
  * not Python, vendored, ignored by any .gitignore on its path, or failing the content rules.
  */
 export async function discoverSingleFile(absPath: string, roots: readonly WorkspaceRoot[], options: DiscoveryOptions = {}): Promise<ReadResult> {
-  const fs = options.fs ?? nodeDiscoveryFs;
+  const fs = options.fs ?? defaultDiscoveryFs;
   const report = (s: SkippedPath): ReadResult => ({ kind: 'skip', skip: reportSkip(s, options.logger ?? silentLogger, options.reported ?? new Set()) });
   const real = await resolveRealPath(absPath, (p) => fs.realpath(p));
   const located = locateInRoots(absPath, roots, () => real);
