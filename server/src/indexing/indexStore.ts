@@ -4,6 +4,7 @@
  * publish them with commit, so listeners see one batch per operation.
  */
 import { silentLogger, type Logger } from '../util/logger.js';
+import { ImportDependents } from './importDependents.js';
 import { applyImportResolution, resolveImport } from './importResolver.js';
 import { SymbolTables } from './symbolTables.js';
 import type { Chunk, Definition, FileChange, FileIndex, IndexView } from './types.js';
@@ -18,8 +19,10 @@ export class IndexStore implements IndexView {
   private readonly tables = new SymbolTables();
   private readonly listeners = new Set<ChangeListener>();
   private readonly collisionsReported = new Set<string>();
+  private readonly dependents = new ImportDependents();
   private pending: FileChange[] = [];
-  private fileSetChanged = false;
+  /** relPaths that appeared or disappeared since imports were last resolved. */
+  private readonly fileSetChanges = new Set<string>();
   private currentVersion = 0;
 
   constructor(private readonly logger: Logger = silentLogger) {}
@@ -81,7 +84,8 @@ export class IndexStore implements IndexView {
     const movedFrom = this.relPathByAbs.get(index.absPath);
     if (movedFrom !== undefined && movedFrom !== index.relPath) this.remove(movedFrom);
     this.resolveImportsOf(index);
-    if (!before) this.fileSetChanged = true;
+    if (!before) this.fileSetChanges.add(index.relPath);
+    this.dependents.update(index);
     this.byRelPath.set(index.relPath, index);
     this.relPathByAbs.set(index.absPath, index.relPath);
     this.tables.replace(before, index);
@@ -96,18 +100,20 @@ export class IndexStore implements IndexView {
     this.byRelPath.delete(relPath);
     this.relPathByAbs.delete(before.absPath);
     this.tables.replace(before, undefined);
-    this.fileSetChanged = true;
+    this.dependents.delete(relPath);
+    this.fileSetChanges.add(relPath);
     this.pending.push({ relPath, before });
     return true;
   }
 
   /**
-   * Publish staged changes: bump the version, re-resolve every import when files appeared or
-   * disappeared (unless `resolveImports` is false: a bulk load resolves once at its end), notify.
-   * Re-resolution updates ImportRecords of unchanged files in place; it does not emit changes.
+   * Publish staged changes: bump the version, re-resolve the imports that files appearing or
+   * disappearing can change (unless `resolveImports` is false: a bulk load resolves once at its
+   * end), notify. Re-resolution updates ImportRecords of unchanged files in place; it does not
+   * emit changes.
    */
   commit(resolveImports = true): FileChange[] {
-    if (resolveImports && this.fileSetChanged) this.resolveAllImports();
+    if (resolveImports && this.fileSetChanges.size > 0) this.resolveAffectedImports();
     const changes = this.pending;
     if (changes.length === 0) return changes;
     this.pending = [];
@@ -135,8 +141,19 @@ export class IndexStore implements IndexView {
 
   /** Re-resolve the imports of every file against the current file set. */
   resolveAllImports(): void {
-    this.fileSetChanged = false;
+    this.fileSetChanges.clear();
     for (const file of this.byRelPath.values()) this.resolveImportsOf(file);
+  }
+
+  /** Re-resolve the imports the latest appearances and disappearances can change (ImportDependents). */
+  private resolveAffectedImports(): void {
+    const affected = this.dependents.affectedBy(this.fileSetChanges);
+    if (affected === undefined) return this.resolveAllImports();
+    this.fileSetChanges.clear();
+    for (const relPath of affected) {
+      const file = this.byRelPath.get(relPath);
+      if (file) this.resolveImportsOf(file);
+    }
   }
 
   private resolveImportsOf(file: FileIndex): void {

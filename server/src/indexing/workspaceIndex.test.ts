@@ -239,6 +239,37 @@ describe('disk updates and whole-workspace indexing', () => {
     expect(await index.upsertFromDisk(path.join(root, 'loop/pkg/shapes.py'))).toEqual({ kind: 'indexed', relPath: 'loop/pkg/shapes.py' });
   });
 
+  test('imports re-resolved incrementally as files come and go equal a fresh index of the same tree', async () => {
+    // Modules that import each other by name, as packages and plain modules, absolute and relative.
+    const names = ['alpha', 'beta', 'gamma', 'delta', 'util'];
+    const source = (i: number) => [
+      `import ${names[i % 5]}`, `from pkg import ${names[(i + 1) % 5]}`, `from .${names[(i + 2) % 5]} import thing`,
+      `from pkg.sub import ${names[(i + 3) % 5]}`, `x = ${i}`, '',
+    ].join('\n');
+    const paths = (i: number) => [`${names[i % 5]}.py`, `pkg/${names[i % 5]}.py`, `pkg/sub/${names[i % 5]}.py`, `pkg/sub/__init__.py`, `pkg/__init__.py`][Math.floor(i / 5) % 5]!;
+    for (let i = 0; i < 12; i++) await put(paths(i * 3), source(i));
+    await index.indexRoots([root]);
+    const resolutions = (view: WorkspaceIndex) => [...view.files()].sort((a, b) => a.relPath.localeCompare(b.relPath))
+      .map((f) => [f.relPath, f.imports.map((r) => [r.module, r.resolvedPath ?? null, r.names.map((n) => n.resolvedPath ?? null)])]);
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let step = 0; step < 30; step++) {
+      const relPath = paths(next() % 25);
+      const abs = path.join(root, relPath);
+      if (index.file(relPath) && next() % 2 === 0) {
+        await unlink(abs);
+        index.remove(abs);
+      } else {
+        await put(relPath, source(next() % 25));
+        await index.upsertFromDisk(abs);
+      }
+      const fresh = await WorkspaceIndex.create();
+      await fresh.indexRoots([root]);
+      expect(resolutions(index), `after step ${step} (${relPath})`).toEqual(resolutions(fresh));
+      fresh.dispose();
+    }
+  });
+
   test('a file deleted during indexing is skipped, not thrown', async () => {
     await put('stays.py', 'x = 1\n');
     const goes = await put('goes.py', 'y = 1\n');
