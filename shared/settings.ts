@@ -66,6 +66,10 @@ export interface CompletionSettings {
   /** Sliding-window height w and stride s used for retrieval windows (RepoShapley A.4). */
   windowLines: number;
   windowStride: number;
+  /** The workspace bound: index at most this many files… */
+  indexMaxFiles: number;
+  /** …and at most this many megabytes of source. */
+  indexMaxMegabytes: number;
   /** Whether completions are offered at all. */
   enabled: boolean;
   /** Put the rendered generation prompt into completion traces (for debugging and the bench). */
@@ -195,6 +199,15 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   },
   windowLines: { type: 'integer', default: 20, min: 1, max: 200, description: 'Retrieval window height w in lines (RepoShapley A.4).' },
   windowStride: { type: 'integer', default: 10, min: 1, max: 200, description: 'Retrieval window stride s in lines (RepoShapley A.4).' },
+  // Defaults that fit a laptop: a big monorepo's Python, not a whole disk (a root at / gave 17,391 files and 2.1 GB).
+  indexMaxFiles: {
+    type: 'integer', default: 10_000, min: 1, max: 1_000_000,
+    description: 'Most Python files indexed; the rest of a larger workspace is left out, and the status says so.',
+  },
+  indexMaxMegabytes: {
+    type: 'integer', default: 200, min: 1, max: 100_000,
+    description: 'Most megabytes of Python source indexed; the rest of a larger workspace is left out, and the status says so.',
+  },
   tracePrompt: {
     type: 'boolean', default: false,
     description: 'Put the rendered generation prompt into completion traces (debugging, the bench).',

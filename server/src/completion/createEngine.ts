@@ -93,6 +93,7 @@ class RepoShapleyEngine implements CompletionEngine {
     this.index = new WorkspaceIndex({
       logger: options.logger, windowLines: this.settings.windowLines, windowStride: this.settings.windowStride,
       bufferIndexDelayMs: BUFFER_INDEX_DELAY_MS,
+      maxFiles: this.settings.indexMaxFiles, maxBytes: this.settings.indexMaxMegabytes * 1024 * 1024,
     });
     this.lexical = new LexicalIndex(this.index);
     this.index.onDidChange((changes) => this.lexical.applyChanges(changes));
@@ -110,8 +111,8 @@ class RepoShapleyEngine implements CompletionEngine {
     const started = performance.now();
     const resolved = roots.map((root) => path.resolve(root));
     this.roots = resolved;
-    await this.index.indexRoots(resolved, { onProgress, signal });
-    const stats = this.index.stats();
+    const pass = await this.index.indexRoots(resolved, { onProgress, signal });
+    const stats = { ...this.index.stats(), ...(pass.bound ? { bound: pass.bound } : {}) };
     // Load the model now, so the first keystroke does not pay for it and a missing model is
     // reported while the user is still reading the "indexed" status.
     if (this.settings.enabled) void this.warmModel();

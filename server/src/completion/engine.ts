@@ -5,6 +5,7 @@
  */
 import type { CompletionTrace, PullableModel, PullModelResult, StatusModel } from '../../../shared/messages.js';
 import type { SettingsPatch, CompletionSettings } from '../../../shared/settings.js';
+import type { WorkspaceBoundHit } from '../indexing/indexResults.js';
 
 /** A text edit in a document, as LSP incremental sync sends it (range may be out of bounds: it is clamped). */
 export interface DocumentEdit {
@@ -37,6 +38,8 @@ export interface IndexStats {
   bytes: number;
   wallMs: number;
   version: number;
+  /** Set when the workspace bound (indexMaxFiles, indexMaxMegabytes) stopped indexing early. */
+  bound?: WorkspaceBoundHit;
 }
 
 /** A completion request at a cursor. */

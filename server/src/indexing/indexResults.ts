@@ -25,6 +25,22 @@ export interface WorkspaceIndexOptions extends Partial<ChunkOptions> {
    * WorkspaceIndex.flushBufferEdits), and a large file typed in fast makes far less garbage.
    */
   bufferIndexDelayMs?: number;
+  /** The workspace bound: indexRoots stops after this many files… (default {@link DEFAULT_WORKSPACE_BOUND}). */
+  maxFiles?: number;
+  /** …or after this many bytes of source, whichever comes first. */
+  maxBytes?: number;
+}
+
+/** What fits a laptop: a large monorepo's Python, not a whole disk (the root at `/` gave 17,391 files and 2.1 GB). */
+export const DEFAULT_WORKSPACE_BOUND = { maxFiles: 10_000, maxBytes: 200 * 1024 * 1024 };
+
+/** Where indexRoots stopped at the workspace bound. */
+export interface WorkspaceBoundHit {
+  by: 'files' | 'bytes';
+  /** The bound that was hit (files, or bytes). */
+  limit: number;
+  files: number;
+  bytes: number;
 }
 
 /** Progress of indexRoots (the shape of completion/engine.ts's IndexProgress). */
@@ -40,6 +56,8 @@ export interface IndexRootsResult {
   files: number;
   skipped: SkippedPath[];
   wallMs: number;
+  /** Set when the workspace bound stopped the pass: the rest of the workspace is not indexed. */
+  bound?: WorkspaceBoundHit;
 }
 
 /** Outcome of a disk update (upsertFromDisk, closeDocument). */

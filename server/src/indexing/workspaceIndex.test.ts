@@ -270,6 +270,21 @@ describe('disk updates and whole-workspace indexing', () => {
     }
   });
 
+  test('the workspace bound stops indexing at a number of files or bytes, and says which', async () => {
+    for (let i = 0; i < 6; i++) await put(`m${i}.py`, `x${i} = ${'1'.repeat(100)}\n`);
+    const byFiles = await WorkspaceIndex.create({ maxFiles: 4 });
+    const files = await byFiles.indexRoots([root]);
+    expect(files).toMatchObject({ kind: 'ok', files: 4, bound: { by: 'files', limit: 4, files: 4 } });
+    expect([...byFiles.files()]).toHaveLength(4);
+    byFiles.dispose();
+    const byBytes = await WorkspaceIndex.create({ maxBytes: 250 });
+    const bytes = await byBytes.indexRoots([root]);
+    expect(bytes).toMatchObject({ kind: 'ok', files: 3, bound: { by: 'bytes', limit: 250, files: 3 } });
+    byBytes.dispose();
+    expect((await index.indexRoots([root])).bound).toBeUndefined();
+    expect([...index.files()]).toHaveLength(6);
+  });
+
   test('a file deleted during indexing is skipped, not thrown', async () => {
     await put('stays.py', 'x = 1\n');
     const goes = await put('goes.py', 'y = 1\n');

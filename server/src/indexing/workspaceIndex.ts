@@ -18,7 +18,7 @@ import { resolveRoots, type WorkspaceRoot } from '../workspace/paths.js';
 import { BufferOverlay } from './bufferOverlay.js';
 import { DEFAULT_CHUNK_OPTIONS, validateChunkOptions, type ChunkOptions } from './chunker.js';
 import { buildFileIndex } from './fileIndexer.js';
-import type { DocumentResult, IndexProgress, IndexRootsResult, UpsertResult, WorkspaceIndexOptions, WorkspaceIndexStats } from './indexResults.js';
+import { DEFAULT_WORKSPACE_BOUND, type DocumentResult, type IndexProgress, type IndexRootsResult, type UpsertResult, type WorkspaceBoundHit, type WorkspaceIndexOptions, type WorkspaceIndexStats } from './indexResults.js';
 import { IndexStore } from './indexStore.js';
 import { createPythonParser, type PythonParser } from './parser.js';
 import type { DocumentEdit } from './textEdits.js';
@@ -37,6 +37,7 @@ export class WorkspaceIndex implements IndexView {
   private readonly limits: ContentLimits;
   private readonly yieldEvery: number;
   private readonly bufferIndexDelayMs: number;
+  private readonly bound: { maxFiles: number; maxBytes: number };
   private bufferFlushTimer?: NodeJS.Timeout;
   private readonly reportedSkips = new Set<string>();
   /** Ticket of the disk read in flight per path: a read whose ticket is gone or replaced is stale. */
@@ -67,6 +68,7 @@ export class WorkspaceIndex implements IndexView {
     this.limits = options.limits ?? DEFAULT_CONTENT_LIMITS;
     this.yieldEvery = Math.max(1, options.yieldEvery ?? 20);
     this.bufferIndexDelayMs = Math.max(0, options.bufferIndexDelayMs ?? 0);
+    this.bound = { maxFiles: options.maxFiles ?? DEFAULT_WORKSPACE_BOUND.maxFiles, maxBytes: options.maxBytes ?? DEFAULT_WORKSPACE_BOUND.maxBytes };
     this.store = new IndexStore(this.logger);
     this.buffers = new BufferOverlay({
       store: this.store, parser: () => this.parser, roots: () => this.roots,
@@ -129,19 +131,23 @@ export class WorkspaceIndex implements IndexView {
     this.roots = await resolveRoots(roots);
     this.buffers.relocateAll();
     const discovery = this.discoveryOptions(options.signal);
-    const candidates: CandidateFile[] = [];
+    let candidates: CandidateFile[] = [];
     const skipped: SkippedPath[] = [];
     for await (const event of walkPythonFiles(this.roots, discovery)) {
       if (event.kind === 'candidate') candidates.push(event.file);
       else skipped.push(event.skip);
+      if (candidates.length >= this.bound.maxFiles) break; // the walk of a huge tree stops here too
     }
-    const files = await this.indexCandidates(candidates, skipped, discovery, cancelled, options.onProgress);
+    const pass = await this.indexCandidates(candidates, skipped, discovery, cancelled, options.onProgress);
+    const bound = this.boundHit(candidates.length, pass);
+    if (bound?.by === 'bytes') candidates = candidates.slice(0, pass.processed);
+    if (bound) this.logger.warn(`workspace bound: stopped at ${pass.indexed} files, ${(pass.bytes / 1024 / 1024).toFixed(1)} MB (limit ${bound.by === 'files' ? `${bound.limit} files` : `${bound.limit / 1024 / 1024} MB`})`);
     this.lastSkipped = skipped.length;
     const kind = cancelled() ? 'cancelled' : 'ok';
     if (kind === 'ok') this.dropFilesNotIn(new Set(candidates.map((c) => c.absPath)));
     if (generation === this.generation) this.settledDuringPass.clear();
     this.store.commit();
-    return { kind, files, skipped, wallMs: performance.now() - started };
+    return { kind, files: pass.indexed, skipped, wallMs: performance.now() - started, ...(bound ? { bound } : {}) };
   }
 
   /**
@@ -296,17 +302,22 @@ export class WorkspaceIndex implements IndexView {
   private async indexCandidates(
     candidates: readonly CandidateFile[], skipped: SkippedPath[], discovery: DiscoveryOptions,
     cancelled: () => boolean, onProgress?: (progress: IndexProgress) => void,
-  ): Promise<number> {
+  ): Promise<{ indexed: number; processed: number; bytes: number }> {
     let indexed = 0;
+    let bytes = 0;
+    let processed = 0;
     // Read one file ahead so disk I/O overlaps parsing.
     let next = candidates.length > 0 ? readCandidate(candidates[0]!, discovery) : undefined;
-    for (let i = 0; next && !cancelled(); i++) {
+    for (let i = 0; next && !cancelled() && bytes < this.bound.maxBytes; i++) {
       const read = await next;
+      processed = i + 1;
       next = i + 1 < candidates.length ? readCandidate(candidates[i + 1]!, discovery) : undefined;
       if (this.settledDuringPass.has(read.kind === 'file' ? read.file.absPath : read.skip.absPath)) {
         // A watcher event already decided this file, after this read may have been made.
-      } else if (read.kind === 'file') indexed += this.indexDiskFile(read.file) ? 1 : 0;
-      else {
+      } else if (read.kind === 'file') {
+        bytes += Buffer.byteLength(read.file.text, 'utf8');
+        indexed += this.indexDiskFile(read.file) ? 1 : 0;
+      } else {
         skipped.push(read.skip);
         this.dropDiskEntry(read.skip.absPath, read.skip.relPath);
       }
@@ -316,7 +327,14 @@ export class WorkspaceIndex implements IndexView {
         await yieldToEventLoop();
       }
     }
-    return indexed;
+    return { indexed, processed, bytes };
+  }
+
+  /** Whether the pass stopped at the workspace bound (files walked, or bytes read). */
+  private boundHit(walked: number, pass: { indexed: number; bytes: number }): WorkspaceBoundHit | undefined {
+    if (pass.bytes >= this.bound.maxBytes) return { by: 'bytes', limit: this.bound.maxBytes, files: pass.indexed, bytes: pass.bytes };
+    if (walked >= this.bound.maxFiles) return { by: 'files', limit: this.bound.maxFiles, files: pass.indexed, bytes: pass.bytes };
+    return undefined;
   }
 
   /** Parse, extract, free the tree, stage. Skipped when an open buffer owns the file. */

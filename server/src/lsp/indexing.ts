@@ -4,6 +4,7 @@
  */
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
 import type { IndexProgress } from '../completion/engine.js';
+import type { WorkspaceBoundHit } from '../indexing/indexResults.js';
 import type { ServerState } from './state.js';
 
 /** Minimum milliseconds between two progress reports (a big workspace has thousands of files). */
@@ -24,8 +25,9 @@ export async function runIndexing(state: ServerState): Promise<void> {
   try {
     const stats = await engine.indexWorkspace(state.roots, throttledReporter(state, progress), controller.signal);
     if (controller.signal.aborted) return;
-    const message = `indexed ${stats.files} files in ${Math.round(stats.wallMs)} ms`;
-    state.logger.info(message);
+    const message = `indexed ${stats.files} files in ${Math.round(stats.wallMs)} ms${stats.bound ? `; ${boundMessage(stats.bound)}` : ''}`;
+    if (stats.bound) state.logger.warn(message);
+    else state.logger.info(message);
     state.status.indexed(stats.files, message);
   } catch (error) {
     if (controller.signal.aborted) return;
@@ -36,6 +38,12 @@ export async function runIndexing(state: ServerState): Promise<void> {
     progress.done();
     if (state.indexing === controller) state.indexing = undefined;
   }
+}
+
+/** What the status says when the workspace bound stopped indexing, with the two ways out. */
+export function boundMessage(bound: WorkspaceBoundHit): string {
+  const what = bound.by === 'files' ? `${bound.limit} files (reposhapley.indexMaxFiles)` : `${Math.round(bound.limit / 1024 / 1024)} MB (reposhapley.indexMaxMegabytes)`;
+  return `stopped at the workspace bound of ${what}: the rest of the workspace is not indexed. Open a smaller folder, or raise the setting`;
 }
 
 type Progress = Pick<WorkDoneProgressServerReporter, 'begin' | 'report' | 'done'>;
