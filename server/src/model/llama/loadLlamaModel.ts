@@ -41,8 +41,9 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger):
       'and llama.cpp threads beyond them spin for cores they cannot get (seconds per completion)');
   }
   let lease: RuntimeLease | undefined;
+  const llamaErrors = recentLlamaErrors(logger);
   try {
-    lease = await acquireRuntime(logger);
+    lease = await acquireRuntime(llamaErrors.logger);
     const useMmap = statSync(options.path).size > MMAP_ABOVE_BYTES;
     const model = await lease.llama.loadModel({ modelPath: options.path, gpuLayers: options.gpuLayers, useMmap });
     const contextSize = options.contextSize && options.contextSize > 0
@@ -55,9 +56,37 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger):
       `context ${contextSize}, threads ${threads}, GPU layers ${model.gpuLayers}, control tokens ${info.hasControlTokens}`);
     return { kind: 'ok', model: new LlamaCompletionModel(model, info, { contextSize, threads, flashAttention: options.flashAttention ?? false, batchSize: options.batchSize }, logger, lease.release) };
   } catch (error) {
+    // node-llama-cpp says only "Failed to load model"; llama.cpp logged why, but its log lines
+    // reach us through the event loop and may still be queued: let them arrive (a failed load is rare).
+    await new Promise((resolve) => setTimeout(resolve, LOG_DRAIN_MS));
     lease?.release();
-    return { kind: 'error', message: `Could not load model ${options.path}: ${(error as Error).message}` };
+    const why = llamaErrors.lines.length > 0 ? ` (llama.cpp: ${llamaErrors.lines.join('; ')})` : '';
+    return { kind: 'error', message: `Could not load model ${options.path}: ${(error as Error).message}${why}` };
   }
+}
+
+/** How long a failed load waits for llama.cpp's last log lines. */
+const LOG_DRAIN_MS = 100;
+
+/** A logger that also keeps the last few llama.cpp error lines, to name the cause of a failed load. */
+function recentLlamaErrors(logger: Logger): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const prefix = 'llama.cpp: ';
+  return {
+    lines,
+    logger: {
+      debug: (message) => logger.debug(message),
+      info: (message) => logger.info(message),
+      warn: (message) => logger.warn(message),
+      error(message) {
+        if (message.startsWith(prefix)) {
+          lines.push(message.slice(prefix.length).replace(/\s+/g, ' ').trim());
+          if (lines.length > 3) lines.shift();
+        }
+        logger.error(message);
+      },
+    },
+  };
 }
 
 type ValidatedFile = { kind: 'ok'; header: GgufHeader } | { kind: 'missing' | 'invalid'; message: string };
