@@ -156,6 +156,7 @@ describe('control packs', () => {
       };
       const options = { cacheDir, env: {}, pipCommands: [['/nonexistent/python3']], controlPacksDir: packsDir, stallTimeoutMs: 5_000 };
       const first = await pullModel(entry, options);
+      expect(first.kind === 'error' ? `${first.code}: ${first.message}` : 'ok').toBe('ok');
       expect(first.kind === 'ok' && first.derived).toMatchObject({ path: path.join(cacheDir, 'tiny+control.gguf'), made: true });
       expect(createHash('sha256').update(readFileSync(path.join(cacheDir, 'tiny+control.gguf'))).digest('hex'))
         .toBe(JSON.parse(readFileSync(path.join(packsDir, 'tiny', 'pack.json'), 'utf8')).derived.sha256);
