@@ -121,6 +121,26 @@ describe('LSP layer over stdio (fake engine)', () => {
     expect((await stats(client)).completeCalls).toBe(1);
   });
 
+  test('typing the ghost text shown is answered with the rest of it, without the engine', async () => {
+    const { client } = await startReady();
+    const shown = (await inline(client, END_CURSOR)).items[0]!.insertText as string;
+    expect(shown).toBe(`completion_${END_CURSOR.line}_${END_CURSOR.character}`);
+    let version = 2;
+    const type = async (text: string, at: Cursor) => client.connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri: MAIN_URI, version: version++ }, contentChanges: [{ range: { start: at, end: at }, text }],
+    });
+    await type('comp', END_CURSOR);
+    const afterComp = { ...END_CURSOR, character: END_CURSOR.character + 4 };
+    expect((await inline(client, afterComp)).items[0]!.insertText).toBe(shown.slice(4));
+    await type('l', afterComp);
+    expect((await inline(client, { ...afterComp, character: afterComp.character + 1 })).items[0]!.insertText).toBe(shown.slice(5));
+    expect((await stats(client)).completeCalls).toBe(1);
+    // Typing something the ghost text did not say asks the engine again.
+    await type('Z', { ...afterComp, character: afterComp.character + 1 });
+    await inline(client, { ...afterComp, character: afterComp.character + 2 });
+    expect((await stats(client)).completeCalls).toBe(2);
+  });
+
   test('a storm of cancelled and superseded requests is all answered; stale work never delays fresh', async () => {
     const { client } = await startReady({ FAKE_COMPLETE_DELAY_MS: '2000' });
     const storm = await completionStorm(client, END_CURSOR, 50);

@@ -1,6 +1,7 @@
 /**
  * The completion flow both completion handlers share: validate the cursor, answer from the
- * cache, else schedule `engine.complete` and turn its outcome into text or nothing.
+ * cache or from the ghost text the user is typing through, else schedule `engine.complete` and
+ * turn its outcome into text or nothing.
  * Every non-ok outcome is "nothing" for the client; what the user must know arrives as a notice.
  */
 import type { Command } from 'vscode-languageserver/node';
@@ -42,16 +43,21 @@ export async function completeAtCursor(
     uri: request.uri, prefix: context.prefix, suffix: context.suffix,
     indexVersion: engine.indexVersion, settings: engine.settings, mode: request.mode,
   });
-  const hit = state.cache.get(key);
-  if (hit) {
+  // Settings and mode without the text or index version: what a typed-through answer must share.
+  const requestKey = completionCacheKey({ uri: request.uri, prefix: '', suffix: '', indexVersion: 0, settings: engine.settings, mode: request.mode });
+  const reused = state.cache.get(key) ?? state.typedThrough.match(request.uri, context, requestKey);
+  if (reused) {
     state.scheduler.supersede(request.uri);
-    return hit;
+    return reused;
   }
   const result = await state.scheduler.schedule(request.uri, request.trigger, token, (signal) =>
     engine.complete({ uri: request.uri, ...request.position, trigger: request.trigger, mode: request.mode }, signal));
   if (result.kind === 'cancelled') return undefined;
   const completion = fromOutcome(state, engine, request.uri, result.value);
-  if (completion && state.documents.version(request.uri) === context.version) state.cache.set(key, completion);
+  if (completion && state.documents.version(request.uri) === context.version) {
+    state.cache.set(key, completion);
+    state.typedThrough.remember(request.uri, context, requestKey, completion);
+  }
   return completion;
 }
 

@@ -8,6 +8,7 @@ export function onDidClose(state: ServerState) {
     const { uri } = params.textDocument;
     state.scheduler.supersede(uri);
     state.documents.close(uri);
+    state.typedThrough.forget(uri);
     state.engine?.closeDocument(uri);
   };
 }

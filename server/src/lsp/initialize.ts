@@ -28,6 +28,7 @@ export function onInitialize(state: ServerState) {
       engine.onNotice((notice) => state.status.notice(notice));
       engine.onModelStatus((status) => {
         state.cache.clear(); // answers of a replaced model (a pull finished) must not be served for the new one
+        state.typedThrough.clear();
         state.status.modelChanged(status);
       });
       state.engine = engine;

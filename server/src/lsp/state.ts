@@ -8,6 +8,7 @@ import type { SettingsPatch } from '../../../shared/settings.js';
 import type { Logger } from '../util/logger.js';
 import { CompletionCache } from './cache.js';
 import type { Lifecycle } from './lifecycle.js';
+import { TypedThrough } from './typedThrough.js';
 import { DocumentMirror } from './documents.js';
 import { CompletionScheduler } from './scheduler.js';
 import { StatusReporter } from './status.js';
@@ -35,6 +36,8 @@ export interface ServerState {
   completionCommand?: string;
   readonly documents: DocumentMirror;
   readonly cache: CompletionCache;
+  /** The last completion shown per document, answered on while the user types it (typedThrough.ts). */
+  readonly typedThrough: TypedThrough;
   readonly scheduler: CompletionScheduler;
   readonly status: StatusReporter;
   /** Aborts the running indexing pass. */
@@ -56,6 +59,7 @@ export function createServerState(connection: Connection, createEngine: EngineFa
     roots: [],
     documents: new DocumentMirror(),
     cache: new CompletionCache(),
+    typedThrough: new TypedThrough(),
     scheduler: new CompletionScheduler({
       debounceMs: () => state.engine?.settings.debounceMs ?? 0,
       logger,
