@@ -24,6 +24,7 @@ import { ModelManager, type ModelLoader, type ModelState } from './modelManager.
 import { ModelPuller, type PullFunction } from './modelPuller.js';
 import { uriToPath } from '../workspace/paths.js';
 import { OpenDocuments } from './openDocuments.js';
+import { DecisionCache } from '../control/decisionCache.js';
 import { runPipeline } from './pipeline.js';
 import { mergeSettings, settingsFrom } from './settings.js';
 import { Mutex } from '../util/mutex.js';
@@ -70,6 +71,8 @@ class RepoShapleyEngine implements CompletionEngine {
   private readonly index: WorkspaceIndex;
   private readonly lexical: LexicalIndex;
   private readonly retriever: Retriever;
+  /** Control decisions kept while the user types on one line (control/decisionCache.ts). */
+  private readonly decisions = new DecisionCache();
   private readonly models: ModelManager;
   private readonly documents = new OpenDocuments();
   private readonly traces = new LRUCache<string, CompletionTrace>({ max: TRACES_KEPT });
@@ -234,6 +237,8 @@ class RepoShapleyEngine implements CompletionEngine {
       uri: request.uri, text, relPath: absPath ? this.index.relPathOf(absPath) : undefined, repoName: this.repoNameOf(absPath), layout,
       position: { line: request.line, character: request.character }, mode: request.mode,
       settings: this.settings, model, session: await this.sessionFor(model), tokenizer: this.tokenizerFor(model),
+      // Other budgets give another in-file context: decisions made under them do not carry over.
+      decisions: this.decisions.scope(request.uri, request.line, `${model.info.path}|${JSON.stringify(this.settings.budgets)}`),
     }, { index: this.index, retriever: this.retriever, logger: this.logger }, signal);
     if (output.trace.outcome === 'cancelled') return { kind: 'cancelled' };
     const traceId = randomUUID();

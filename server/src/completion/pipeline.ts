@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
 import { FALLBACK_NEED_THRESHOLD, type CompletionSettings } from '../../../shared/settings.js';
+import type { ScopedDecisions } from '../control/decisionCache.js';
 import { resolvePolicy } from '../control/resolvePolicy.js';
 import type { PolicyContext, PolicyResult } from '../control/types.js';
 import type { IndexView } from '../indexing/types.js';
@@ -41,6 +42,8 @@ export interface PipelineInput {
   layout: PromptLayout;
   session: ModelSession;
   tokenizer: LineTokenizer;
+  /** Decisions already made on this line, reused while the user types on it. */
+  decisions?: ScopedDecisions;
 }
 
 export interface PipelineDeps {
@@ -88,7 +91,7 @@ function buildContext(
   );
   let retrieved: { candidates: Candidate[]; packed: PackedChunk[] } | undefined;
   return {
-    layout, session: input.session, special: model.info.special, inFile: plan, signal,
+    layout, session: input.session, special: model.info.special, inFile: plan, signal, decisions: input.decisions,
     needThreshold: settings.needThreshold ?? model.info.needThreshold ?? FALLBACK_NEED_THRESHOLD,
     generation: { maxTokens: settings.maxTokens, singleLine: !isMultiLine(input, split) },
     toIds: (segments) => toTokenIds(segments, model.info.special),

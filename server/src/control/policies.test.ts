@@ -8,6 +8,7 @@ import { toTokenIds } from '../prompt/segments.js';
 import { planPrompt } from '../prompt/sequences.js';
 import { fullRetrievalPolicy } from './fullRetrieval.js';
 import { noRetrievalPolicy } from './noRetrieval.js';
+import { DecisionCache } from './decisionCache.js';
 import { createRepoShapleyPolicy } from './repoShapley.js';
 import type { PolicyContext } from './types.js';
 
@@ -126,6 +127,22 @@ describe('policies', () => {
     expect(generation.op).toBe('generate');
     expect(generation.tokens.at(-1)).toBe(3);
     expect(generation.tokens).not.toContain(5);
+  });
+
+  test('decisions are reused on the same line with the same candidates, and made afresh elsewhere', async () => {
+    const cache = new DecisionCache();
+    const run = async (line: number, packedCount: number) => {
+      const session = new ScriptedSession(0.7, [0.9, 0.2, 0.6]);
+      const result = await createRepoShapleyPolicy().run({ ...context(session, packedCount), decisions: cache.scope('a.py', line, 'model') });
+      return { ops: session.calls.map((c) => c.op), kept: result.kept, p: result.needProbability };
+    };
+    expect(await run(3, 3)).toEqual({ ops: ['decide', 'select', 'generate'], kept: [0, 2], p: 0.7 });
+    expect(await run(3, 3)).toEqual({ ops: ['generate'], kept: [0, 2], p: 0.7 });
+    expect((await run(3, 2)).ops).toEqual(['select', 'generate']); // other candidates: select again
+    expect((await run(4, 2)).ops).toEqual(['decide', 'select', 'generate']); // another line: decide again
+    const other = new ScriptedSession(0.7, [0.9]);
+    await createRepoShapleyPolicy().run({ ...context(other, 1), decisions: cache.scope('a.py', 4, 'another model') });
+    expect(other.calls.map((c) => c.op)).toEqual(['decide', 'select', 'generate']);
   });
 
   test('no-trigger ablation always retrieves', async () => {

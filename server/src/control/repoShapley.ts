@@ -28,8 +28,12 @@ async function runRepoShapley(context: PolicyContext, options: RepoShapleyOption
   const decisionStart = performance.now();
   let needProbability: number | undefined;
   if (!options.alwaysNeed) {
-    const x = context.toIds(control.trigger(context.inFile));
-    needProbability = (await session.decide(x, ids.need!, ids.done!, signal)).probabilityFirst;
+    needProbability = context.decisions?.need();
+    if (needProbability === undefined) {
+      const x = context.toIds(control.trigger(context.inFile));
+      needProbability = (await session.decide(x, ids.need!, ids.done!, signal)).probabilityFirst;
+      context.decisions?.rememberNeed(needProbability);
+    }
   }
   const decisionMs = performance.now() - decisionStart;
   if (needProbability !== undefined && needProbability < context.needThreshold) {
@@ -38,7 +42,11 @@ async function runRepoShapley(context: PolicyContext, options: RepoShapleyOption
   }
   const { candidates, packed } = context.retrieveAndPack();
   const selectionStart = performance.now();
-  const keepProbabilities = packed.length === 0 ? [] : await selectChunks(context, control, packed);
+  let keepProbabilities = packed.length === 0 ? [] : context.decisions?.keep(packed);
+  if (keepProbabilities === undefined) {
+    keepProbabilities = await selectChunks(context, control, packed);
+    context.decisions?.rememberKeep(packed, keepProbabilities);
+  }
   const selectionMs = performance.now() - selectionStart;
   const kept = keepProbabilities.flatMap((p, i) => (p >= 0.5 ? [i] : []));
   const result = await generateWith(context, packed, kept);

@@ -5,6 +5,7 @@ import type { PromptLayout } from '../prompt/layouts.js';
 import type { Segment } from '../prompt/segments.js';
 import type { PromptPlan } from '../prompt/sequences.js';
 import type { Candidate } from '../retrieval/types.js';
+import type { ScopedDecisions } from './decisionCache.js';
 
 /** Policies that actually run; `auto` resolves to one of them. */
 export type EffectivePolicy = 'none' | 'full' | 'reposhapley';
@@ -23,6 +24,8 @@ export interface PolicyContext {
   generation: GenerationOptions;
   /** Threshold t_c on P(<NEED>) (Algorithm 1 line 3). */
   needThreshold: number;
+  /** Decisions already made on this line (decisionCache.ts); absent: decide every time. */
+  decisions?: ScopedDecisions;
   signal: AbortSignal;
 }
 

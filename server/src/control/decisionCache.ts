@@ -1,0 +1,63 @@
+/**
+ * Control decisions kept while the user types on one line (issue 19): P(<NEED>) is reused while
+ * the cursor stays on the line, and the P(<KEEP>)s while, in addition, the packed candidates are
+ * the same. Moving to another line, another model, or other candidates decides afresh. Typing
+ * changes the in-file context only a little, and a decision that flips with every keystroke
+ * would make ghost text flicker between two kinds of completion.
+ */
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { PackedChunk } from '../prompt/budget.js';
+
+/** The decisions of one document line under one model. */
+export interface ScopedDecisions {
+  need(): number | undefined;
+  rememberNeed(probability: number): void;
+  keep(packed: readonly PackedChunk[]): number[] | undefined;
+  rememberKeep(packed: readonly PackedChunk[], probabilities: readonly number[]): void;
+}
+
+interface LineDecisions {
+  line: number;
+  model: string;
+  need?: number;
+  keepByCandidates: Map<string, number[]>;
+}
+
+/** Documents whose last line's decisions are kept. */
+const DOCUMENTS = 64;
+
+export class DecisionCache {
+  private readonly byDocument = new LRUCache<string, LineDecisions>({ max: DOCUMENTS });
+
+  /** The decisions for `uri` at `line` under `model` (a new line or model starts empty). */
+  scope(uri: string, line: number, model: string): ScopedDecisions {
+    let entry = this.byDocument.get(uri);
+    if (!entry || entry.line !== line || entry.model !== model) {
+      entry = { line, model, keepByCandidates: new Map() };
+      this.byDocument.set(uri, entry);
+    }
+    const current = entry;
+    return {
+      need: () => current.need,
+      rememberNeed: (probability) => void (current.need = probability),
+      keep: (packed) => current.keepByCandidates.get(candidatesKey(packed)),
+      rememberKeep: (packed, probabilities) => {
+        // One candidate set per line is what typing produces; keep the latest only.
+        current.keepByCandidates.clear();
+        current.keepByCandidates.set(candidatesKey(packed), [...probabilities]);
+      },
+    };
+  }
+
+  clear(): void {
+    this.byDocument.clear();
+  }
+}
+
+/** The packed candidates' identity: their exact text, in order. */
+function candidatesKey(packed: readonly PackedChunk[]): string {
+  const hash = createHash('sha1');
+  for (const chunk of packed) hash.update(`${chunk.text.length}:${chunk.text}`);
+  return hash.digest('hex');
+}
