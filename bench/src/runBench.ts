@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { modelSettingsFromArgument } from '../../server/src/completion/modelChoice.js';
 import type { LayoutPreference, PolicyName, PromptBudgets, SettingsPatch } from '../../shared/settings.js';
 import { DIST_PACKAGES, fetchCodePackage } from './debianPackages.js';
 import { driveTasks } from './driver/driveTasks.js';
@@ -96,8 +97,7 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
 
 /** initializationOptions for every server of the run. */
 function serverSettings(options: BenchOptions): SettingsPatch {
-  const settings: SettingsPatch = { tracePrompt: options.tracePrompts };
-  if (options.model !== undefined) settings.modelPath = path.resolve(options.model); // the server wants an absolute path
+  const settings: SettingsPatch = { tracePrompt: options.tracePrompts, ...modelSettingsFromArgument(options.model) };
   if (options.threads !== undefined) settings.threads = options.threads;
   if (options.maxTokens !== undefined) settings.maxTokens = options.maxTokens;
   if (options.budgets !== undefined) settings.budgets = options.budgets;

@@ -6,10 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_SETTINGS, type SettingsPatch, type PolicyName } from '../../../shared/settings.js';
 import type { CompletionEngine } from '../completion/engine.js';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { planModel } from '../completion/modelChoice.js';
-import { resolveCatalogModel } from '../modelStore/catalog.js';
+import { modelSettingsFromArgument, planModel } from '../completion/modelChoice.js';
 import type { EngineFactory } from '../lsp/server.js';
 import type { Logger } from '../util/logger.js';
 import { findWorkspaceRoot, isDirectory, parseLocation, type CliLocation } from './location.js';
@@ -37,14 +34,6 @@ export interface CompleteDeps {
   signal?: AbortSignal;
   /** Defaults to looking in models/default. */
   findBundledModel?: () => string | undefined;
-}
-
-/** `--model` takes a file, or a catalog name (`qwen2.5-coder-1.5b`) when no such file exists. */
-function modelSettings(value: string | undefined): SettingsPatch {
-  if (!value) return {};
-  const isCatalogName = !existsSync(value) && resolveCatalogModel(value).kind === 'ok';
-  // A file named on the command line is relative to where the user typed it.
-  return isCatalogName ? { model: value } : { modelPath: path.resolve(value) };
 }
 
 /** The message when no model can be found, with both ways to pass one. */
@@ -104,7 +93,7 @@ export function positionProblem(text: string, location: CliLocation): string | u
 
 function settingsFrom(options: CompleteOptions): SettingsPatch {
   return {
-    ...modelSettings(options.model),
+    ...modelSettingsFromArgument(options.model),
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
     ...(options.showPrompt ? { tracePrompt: true } : {}),

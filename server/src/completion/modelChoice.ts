@@ -9,7 +9,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { PullableModel } from '../../../shared/messages.js';
-import type { CompletionSettings } from '../../../shared/settings.js';
+import type { CompletionSettings, SettingsPatch } from '../../../shared/settings.js';
+import { resolveCatalogModel } from '../modelStore/catalog.js';
 import { packageRoot } from '../util/packageRoot.js';
 import { cachedDerivedModel, cachedModelPath, pullHint } from '../modelStore/cacheDir.js';
 
@@ -50,6 +51,16 @@ export interface ModelPlanInputs {
   bundled?: () => string | undefined;
   /** Where control packs are looked up (default: the repository's models/control). */
   controlPacksDir?: string;
+}
+
+/**
+ * A command line's `--model`: a file (relative to where the user typed it), or a catalog name
+ * (`qwen2.5-coder-1.5b`) when no such file exists.
+ */
+export function modelSettingsFromArgument(value: string | undefined): Pick<SettingsPatch, 'model' | 'modelPath'> {
+  if (!value) return {};
+  const isCatalogName = !existsSync(value) && resolveCatalogModel(value).kind === 'ok';
+  return isCatalogName ? { model: value } : { modelPath: path.resolve(value) };
 }
 
 /** The files to try for these settings. */
