@@ -6,6 +6,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { layoutByName } from '../../server/src/prompt/layouts.js';
+import { toTokenIds } from '../../server/src/prompt/segments.js';
 import { planPrompt } from '../../server/src/prompt/sequences.js';
 import type { Candidate } from '../../server/src/retrieval/types.js';
 import { silentLogger } from '../../server/src/util/logger.js';
@@ -69,4 +71,27 @@ test('probes, Shapley values, pool and labels are consistent on a real generator
   }
   // Every probe and decode shares the in-file prefix: the session reuses it.
   expect(session.totalReusedTokens - reusedBefore).toBeGreaterThan(plan.prefix.ids.length * 3);
+});
+
+test('in the repository layout (chunks first) the ∅ decode reuses its probe\'s prompt instead of a second prefill', async () => {
+  const repoFim = layoutByName('repo-fim');
+  const tokenizer = new LineTokenizer(model);
+  const inFile = repoFim.planInFile({ prefix: 'def gross(net):\n    return ', suffix: '\n', path: 'shop/a.py', repoName: 'shop' },
+    { prefixTokens: 400, suffixTokens: 50, chunkTokens: 600 }, tokenizer);
+  const plan = { ...inFile, packed: repoFim.pack([candidate('shop/pricing.py', 'def with_tax(amount):\n    return amount')], { prefixTokens: 400, suffixTokens: 50, chunkTokens: 600 }, tokenizer) };
+  const target = { text: 'with_tax(net)', ids: tokenizer.text('with_tax(net)') };
+  // Spy on the session: record how much each generate reused.
+  const reusedAtGenerate: number[] = [];
+  const spy: typeof session = Object.create(session);
+  spy.generate = async (...args) => {
+    const result = await session.generate(...args);
+    reusedAtGenerate.push(session.lastReusedTokens);
+    return result;
+  };
+  // The tiny vocabulary has no repository markers; any two ids stand in (only caching is under test).
+  const special = { ...model.info.special, repoName: model.info.special.fimPrefix, fileSeparator: model.info.special.fimSuffix };
+  await runChunkShapley(spy, { plan, target, special, layout: repoFim }, { ...DEFAULT_CHUNKSHAPLEY_OPTIONS, generation: { maxTokens: 4, singleLine: true } });
+  // The first decode is ∅'s, straight after its probe: all but the last prompt token come from the cache.
+  const emptyPrompt = toTokenIds(repoFim.generation({ ...plan, packed: [] }, []), special);
+  expect(reusedAtGenerate[0]).toBeGreaterThanOrEqual(emptyPrompt.length - 1);
 });

@@ -69,6 +69,12 @@ export async function runChunkShapley(
   const count = input.plan.packed.length;
   const probeStart = performance.now();
   const likelihoodEmpty = await normalizedLikelihood(session, input, undefined, signal);
+  // ∅ is decoded right after its probe: the session still holds its prompt, so the decode costs
+  // a token, not a second prefill (the repository layout puts chunks first, so no other probe
+  // shares a prompt with anything).
+  const emptyStart = performance.now();
+  const empty = await verifyCoalition(session, input, 0, options.generation, signal);
+  const emptyMs = performance.now() - emptyStart;
   const likelihoodSingles: number[] = [];
   for (let i = 0; i < count; i++) likelihoodSingles.push(await normalizedLikelihood(session, input, [i], signal));
   const deltas = likelihoodSingles.map((l) => l - likelihoodEmpty);
@@ -76,14 +82,15 @@ export async function runChunkShapley(
   const phi = exactShapley(surrogateGame(deltas, options.beta));
   const masks = buildPool(phi, deltas, options.pool);
   const verifyStart = performance.now();
-  const empty = await verifyCoalition(session, input, 0, options.generation, signal);
   const pool: VerifiedCoalition[] = [];
   for (const mask of masks) pool.push(await verifyCoalition(session, input, mask, options.generation, signal));
   const label = labelInstance(pool, empty, options.thresholds);
   return {
     likelihoodEmpty, likelihoodSingles, deltas, phi, empty, pool, label,
     keep: keepLabels(label.kind === 'label' ? label.best.mask : 0, count),
-    timings: { probeMs: shapleyStart - probeStart, shapleyMs: verifyStart - shapleyStart, verifyMs: performance.now() - verifyStart },
+    timings: {
+      probeMs: shapleyStart - probeStart - emptyMs, shapleyMs: verifyStart - shapleyStart, verifyMs: performance.now() - verifyStart + emptyMs,
+    },
   };
 }
 
