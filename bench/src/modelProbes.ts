@@ -8,6 +8,7 @@ import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { findBundledModel } from '../../server/src/completion/modelChoice.js';
 import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
+import { chooseLayout } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { createStreamLogger } from '../../server/src/util/logger.js';
 import { openRepository } from '../../models/data/repositoryTools.js';
@@ -32,7 +33,8 @@ export async function loadProbeModel(modelPath: string | undefined, threads: num
   const model = loaded.model;
   return {
     path, model, session: await model.createSession(), tokenizer: new LineTokenizer(model),
-    prompt: { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special, echoLines: model.info.echoLines },
+    // The model's own layout, as the server chooses it: repo-fim for Qwen2.5-Coder, RepoShapley's for the small model.
+    prompt: { contextSize: model.info.contextSize, settings: DEFAULT_SETTINGS, special: model.info.special, echoLines: model.info.echoLines, layout: chooseLayout(model.info) },
   };
 }
 

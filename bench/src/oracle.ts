@@ -80,7 +80,7 @@ async function oracleRow(task: BenchTask, repo: RepositoryTools, prompt: PromptS
   const { fileText, target } = taskTarget(task);
   const prepared = await prepareTarget(repo, prompt, task.absPath, fileText, target);
   if (!prepared) return undefined;
-  const input = { plan: prepared.plan, target: prepared.y, special: prompt.special };
+  const input = { plan: prepared.plan, target: prepared.y, special: prompt.special, layout: prompt.layout };
   const generation = { maxTokens: DEFAULT_SETTINGS.maxTokens, singleLine: task.mode === 'line' };
   const result = await runChunkShapley(session, input, { ...DEFAULT_CHUNKSHAPLEY_OPTIONS, generation });
   const count = prepared.plan.packed.length;

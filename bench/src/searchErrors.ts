@@ -15,7 +15,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { toTokenIds } from '../../server/src/prompt/segments.js';
-import { generationSegments, noRetrievalSegments, type PromptPlan } from '../../server/src/prompt/sequences.js';
+import { layoutByName } from '../../server/src/prompt/layouts.js';
+import type { PromptPlan } from '../../server/src/prompt/sequences.js';
 import { prepareTarget } from '../../models/data/trainingSequences.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { positiveInt } from './cliNumbers.js';
@@ -74,7 +75,8 @@ async function probeTask(task: BenchTask, plan: PromptPlan, { model, session, pr
   const ending = singleLine ? '\n' : '';
   const probes = {} as Record<ContextName, Probe>;
   for (const context of CONTEXTS) {
-    const segments = context === 'none' ? noRetrievalSegments(plan) : generationSegments(plan, [...plan.packed.keys()]);
+    const layout = prompt.layout ?? layoutByName('reposhapley');
+    const segments = context === 'none' ? layout.generation({ ...plan, packed: [] }, []) : layout.generation(plan, [...plan.packed.keys()]);
     const ids = toTokenIds(segments, prompt.special);
     const greedy = await session.generate(ids, { maxTokens: DEFAULT_SETTINGS.maxTokens, singleLine });
     probes[context] = {
