@@ -1,0 +1,95 @@
+/**
+ * Hostile model files over stdio (issue 22 must-reach): the server started on one, then switched
+ * to each of the others at run time through `workspace/didChangeConfiguration`, keeps answering
+ * every completion (empty), never dies, says what is wrong, and completes again once a good model
+ * is set.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { readGgufHeader } from '../../server/src/model/gguf/ggufReader.js';
+import { GgufValueType } from '../../server/src/model/gguf/ggufTypes.js';
+import { encodeHeader } from '../../server/src/model/gguf/ggufWriter.js';
+import { patchGguf } from '../../server/src/model/gguf/patchGguf.js';
+import { HOSTILE_HEADERS } from '../support/hostileGguf.js';
+import { createTempWorkspace, tinyModelSettings, type TempWorkspace } from './fixtureWorkspace.js';
+import type { RawLspClient } from './rawLspClient.js';
+import { complete, shownMessages, startSession, touch } from './serverSession.js';
+
+let workspace: TempWorkspace;
+let client: RawLspClient | undefined;
+const hostile: string[] = [];
+
+beforeAll(async () => {
+  workspace = await createTempWorkspace('reposhapley-hostile-');
+  const dir = path.join(workspace.dir, 'hostile');
+  mkdirSync(dir);
+  const good = readFileSync(workspace.modelPath);
+  const file = (name: string) => path.join(dir, `${name.replace(/\W+/g, '-')}.gguf`);
+  for (const [name, changes] of HOSTILE_HEADERS) {
+    await patchGguf(workspace.modelPath, file(name), { kv: new Map(Object.entries(changes)), rows: [] });
+    hostile.push(file(name));
+  }
+  await patchGguf(workspace.modelPath, file('tokens not an array'), {
+    kv: new Map([['tokenizer.ggml.tokens', { type: GgufValueType.UINT32, value: 7 }]]), rows: [],
+  });
+  await patchGguf(workspace.modelPath, file('unknown architecture'), {
+    kv: new Map([['general.architecture', { type: GgufValueType.STRING, value: 'no-such-architecture' }]]), rows: [],
+  });
+  hostile.push(file('tokens not an array'), file('unknown architecture'));
+  const bytes: [string, Buffer][] = [
+    ['truncated header', good.subarray(0, 1000)],
+    ['truncated data', good.subarray(0, Math.floor(good.length / 2))],
+    ['wrong magic', Buffer.concat([Buffer.from('GGUX'), good.subarray(4)])],
+    ['version 99', Buffer.concat([good.subarray(0, 4), Buffer.from([99, 0, 0, 0]), good.subarray(8)])],
+    ['empty', Buffer.alloc(0)],
+    ['random bytes', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251))],
+    ['transposed tensor', await transposed(workspace.modelPath)],
+  ];
+  for (const [name, content] of bytes) {
+    writeFileSync(file(name), content);
+    hostile.push(file(name));
+  }
+  mkdirSync(file('a directory'));
+  hostile.push(file('a directory'));
+});
+
+afterAll(async () => {
+  await client?.dispose();
+  workspace?.dispose();
+});
+
+/** The good model with one tensor's dimensions swapped: same bytes, a shape llama.cpp refuses. */
+async function transposed(modelPath: string): Promise<Buffer> {
+  const read = await readGgufHeader(modelPath);
+  if (read.kind !== 'ok') throw new Error(read.message);
+  const base = read.header;
+  const tensors = base.tensors.map((t) => (t.name === 'blk.0.ffn_gate.weight' ? { ...t, ne: [...t.ne].reverse() } : t));
+  const header = encodeHeader(base.kv, tensors);
+  const dataOffset = Math.ceil(header.length / base.alignment) * base.alignment;
+  const bytes = readFileSync(modelPath);
+  return Buffer.concat([header, Buffer.alloc(dataOffset - header.length), bytes.subarray(base.dataOffset)]);
+}
+
+test('started on a hostile model and switched through 29 more, the server answers every completion and then completes on a good one', async () => {
+  expect(hostile.length).toBeGreaterThanOrEqual(30);
+  const [first, ...rest] = hostile;
+  client = await startSession(workspace, tinyModelSettings(first!));
+  let version = 2;
+  expect(await complete(client, workspace.probeUri)).toEqual({ items: [], trace: null });
+  for (const modelPath of rest) {
+    client.configuration = tinyModelSettings(modelPath);
+    client.notify('workspace/didChangeConfiguration', { settings: { reposhapley: client.configuration } });
+    touch(client, workspace.probeUri, version++);
+    expect(await complete(client, workspace.probeUri), modelPath).toEqual({ items: [], trace: null });
+    expect(client.alive, `server died on ${modelPath}:\n${client.stderr.slice(-2000)}`).toBe(true);
+  }
+  // Each bad file was named to the user.
+  const messages = shownMessages(client).join('\n');
+  for (const modelPath of hostile) expect(messages, modelPath).toContain(modelPath);
+  client.configuration = tinyModelSettings(workspace.modelPath);
+  client.notify('workspace/didChangeConfiguration', { settings: { reposhapley: client.configuration } });
+  touch(client, workspace.probeUri, version++);
+  const good = await complete(client, workspace.probeUri);
+  expect(good.trace?.outcome).toBe('ok');
+}, 300_000);
