@@ -21,10 +21,10 @@ export const POLICY_NAMES: readonly PolicyName[] = ['none', 'full', 'reposhapley
  * format (`repo-fim`) when its vocabulary has one (Qwen2.5-Coder), else `plain-fim` (chunks as
  * comments). A model with the control tokens always gets the RepoShapley format.
  */
-export type LayoutPreference = 'auto' | 'repo-fim' | 'plain-fim';
+export type LayoutPreference = 'auto' | 'repo-fim' | 'repo-fim-line' | 'plain-fim';
 
 /** All layout preferences, in the order the docs list them. */
-export const LAYOUT_PREFERENCES: readonly LayoutPreference[] = ['auto', 'repo-fim', 'plain-fim'];
+export const LAYOUT_PREFERENCES: readonly LayoutPreference[] = ['auto', 'repo-fim', 'repo-fim-line', 'plain-fim'];
 
 /** Token budgets for the three parts of a prompt, in model tokens. */
 export interface PromptBudgets {
@@ -162,7 +162,7 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   },
   layout: {
     type: 'string', default: 'auto', enum: LAYOUT_PREFERENCES,
-    description: 'Prompt layout for models without control tokens: `repo-fim` (the model\'s repository format), `plain-fim` (chunks as comments), `auto` (repo-fim where the vocabulary has it).',
+    description: 'Prompt layout for models without control tokens: `repo-fim` (the model\'s repository format), `repo-fim-line` (the same with the cursor line\'s typed text as the start of the middle: a keystroke re-reads a token or two; experimental), `plain-fim` (chunks as comments), `auto` (repo-fim where the vocabulary has it).',
   },
   'budgets.prefixTokens': {
     type: 'integer', default: 1024, min: 16, max: MAX_BUDGET_TOKENS,

@@ -217,7 +217,7 @@ function parseOptions(): Options {
     .option('--only <names>', 'comma-separated packages')
     .option('--limit <n>', 'stop after n instances this run', (v) => Number(v), Number.POSITIVE_INFINITY)
     .option('--threads <n>', 'model threads', (v) => Number(v), 2)
-    .addOption(new Option('--layout <name>', 'prompt layout (default: the one the server picks for the model)').choices(['reposhapley', 'repo-fim', 'plain-fim']))
+    .addOption(new Option('--layout <name>', 'prompt layout (default: the one the server picks for the model)').choices(['reposhapley', 'repo-fim', 'repo-fim-line', 'plain-fim']))
     .option('--budgets <p,s,c>', 'prefix, suffix and chunk token budgets (default: the server\'s)', parseBudgets)
     .parse()
     .opts<Options>();

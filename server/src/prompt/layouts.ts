@@ -8,6 +8,10 @@
  *   repo-fim     <|repo_name|>R\n<|file_sep|>path\nchunk… <|file_sep|>file\n<PFX>Xp<SFX>Xs<MID>
  *                (Qwen2.5-Coder's repository-level pretraining format: cross-file evidence as the
  *                other files of the repository, ahead of the FIM prefix)
+ *   repo-fim-line  as repo-fim, but Xp stops at the start of the cursor line and the line's typed
+ *                text follows <MID> as the middle's forced start: everything up to <MID> stays the
+ *                same while the user types on the line, so a keystroke re-reads a token or two
+ *                instead of the cursor line and the whole suffix (issue 19; experimental, off by default)
  *   plain-fim    <PFX>[chunks as # comments]Xp<SFX>Xs<MID>       (plainFim.ts; any FIM model)
  *
  * A layout for a model with control tokens also says where Algorithm 1 reads its decisions
@@ -24,7 +28,7 @@ import { generationSegments, inFileSegments, noRetrievalSegments, planPrompt, se
 import { special, type Segment } from './segments.js';
 import type { LayoutPreference, PromptBudgets } from '../../../shared/settings.js';
 
-export type LayoutName = 'reposhapley' | 'repo-fim' | 'plain-fim';
+export type LayoutName = 'reposhapley' | 'repo-fim' | 'repo-fim-line' | 'plain-fim';
 
 
 
@@ -106,6 +110,22 @@ function sectionPath(candidate: Candidate): string {
   return listed.size === 1 ? [...listed][0]! : candidate.chunk.relPath;
 }
 
+/** repo-fim with the cursor line moved after <MID> (see the module comment). */
+const repoFimLineLayout: PromptLayout = {
+  ...repoFimLayout,
+  name: 'repo-fim-line',
+  planInFile(input, budgets, tokenizer) {
+    const plan = repoFimLayout.planInFile(input, budgets, tokenizer);
+    const lineStart = plan.prefix.text.lastIndexOf('\n') + 1;
+    if (lineStart === plan.prefix.text.length) return plan;
+    return {
+      ...plan,
+      prefix: tokenized(plan.prefix.text.slice(0, lineStart), tokenizer),
+      cursorLine: tokenized(plan.prefix.text.slice(lineStart), tokenizer),
+    };
+  },
+};
+
 /**
  * The repository format with control tokens (a derived Qwen2.5-Coder). Trigger: the no-retrieval
  * prompt up to the end of the suffix, so a DONE generation only appends `<|fim_middle|>` to what
@@ -115,9 +135,9 @@ function sectionPath(candidate: Candidate): string {
 const repoFimControlLayout: PromptLayout = {
   ...repoFimLayout,
   control: {
-    trigger: (plan) => repoFimSegments(plan, []).slice(0, -1),
+    trigger: (plan) => repoFimInFile(plan),
     selection: (plan) => ({
-      prefix: [...repoFimSegments(plan, []).slice(0, -1), special('NEED')],
+      prefix: [...repoFimInFile(plan), special('NEED')],
       steps: plan.packed.map((chunk, i) => [special(`C_${i + 1}`), text(chunk), special(`/C_${i + 1}`)]),
     }),
   },
@@ -137,7 +157,14 @@ export function repoFimSegments(plan: PromptPlan, kept: readonly number[]): Segm
   return [
     special('REPO'), text(repository.name), ...chunks, special('FILE_SEP'), text(repository.file),
     special('PFX'), text(plan.prefix), special('SFX'), text(plan.suffix), special('MID'),
+    ...(plan.cursorLine ? [text(plan.cursorLine)] : []),
   ];
+}
+
+/** The no-retrieval repository prompt up to the end of the suffix: where the trigger is read. */
+function repoFimInFile(plan: PromptPlan): Segment[] {
+  const segments = repoFimSegments({ ...plan, cursorLine: undefined }, []);
+  return segments.slice(0, -1); // without <MID>
 }
 
 /**
@@ -148,6 +175,7 @@ export function chooseLayout(info: ModelInfo, preference: LayoutPreference = 'au
   if (info.hasControlTokens && info.declaredLayout === 'repo-fim') return repoFimControlLayout;
   if (info.hasControlTokens) return reposhapleyLayout(info.echoLines);
   const hasRepoFormat = info.special.repoName !== undefined && info.special.fileSeparator !== undefined;
+  if (preference === 'repo-fim-line' && hasRepoFormat) return repoFimLineLayout;
   if (preference !== 'plain-fim' && hasRepoFormat) return repoFimLayout;
   return plainFimLayout;
 }
@@ -155,6 +183,7 @@ export function chooseLayout(info: ModelInfo, preference: LayoutPreference = 'au
 /** A layout by name (tests, the bench, the labeler); servers use {@link chooseLayout}. */
 export function layoutByName(name: LayoutName, echoLines = 0): PromptLayout {
   if (name === 'reposhapley') return reposhapleyLayout(echoLines);
+  if (name === 'repo-fim-line') return repoFimLineLayout;
   return name === 'repo-fim' ? repoFimLayout : plainFimLayout;
 }
 

@@ -109,6 +109,40 @@ describe('repository layout (Qwen2.5-Coder pretraining format, golden)', () => {
   });
 });
 
+describe('repo-fim-line: the cursor line after <|fim_middle|> (golden)', () => {
+  const layout = layoutByName('repo-fim-line');
+  const tokenizer = new LineTokenizer(wordTokenizer);
+  const plan = (prefix: string) => ({
+    ...layout.planInFile({ prefix, suffix: SUFFIX, path: 'pkg/fetch.py', repoName: 'requests' }, BUDGETS, tokenizer),
+    packed: layout.pack(CANDIDATES, BUDGETS, tokenizer),
+  });
+  const qwen: Partial<Record<string, string>> = {
+    PFX: '<|fim_prefix|>', SFX: '<|fim_suffix|>', MID: '<|fim_middle|>', REPO: '<|repo_name|>', FILE_SEP: '<|file_sep|>',
+  };
+
+  test('the typed part of the cursor line is the start of the middle', async () => {
+    const rendered = renderSegments(layout.generation(plan(PREFIX), [0]), (role) => qwen[role] ?? `<${role}>`);
+    expect(rendered.endsWith('<|fim_middle|>    return session.')).toBe(true);
+    await expect(rendered).toMatchFileSnapshot('golden/repo-fim-line-kept-1.txt');
+  });
+
+  test('typing on the line changes nothing before <|fim_middle|>, so the cache keeps it all', () => {
+    const ids = { fimPrefix: 1, fimSuffix: 2, fimMiddle: 3, repoName: 4, fileSeparator: 5 };
+    const before = toTokenIds(layout.generation(plan(PREFIX), [0]), ids);
+    const after = toTokenIds(layout.generation(plan(PREFIX + 'get'), [0]), ids);
+    const middle = before.indexOf(3);
+    expect(after.slice(0, middle + 1)).toEqual(before.slice(0, middle + 1));
+    expect(after.slice(middle + 1)).not.toEqual(before.slice(middle + 1));
+  });
+
+  test('at the start of a line nothing moves: the prompt is repo-fim\'s', () => {
+    const atLineStart = plan('import os\n');
+    expect(atLineStart.cursorLine).toBeUndefined();
+    expect(renderSegments(layout.generation(atLineStart, []))).toBe(renderSegments(layoutByName('repo-fim').generation(
+      { ...layoutByName('repo-fim').planInFile({ prefix: 'import os\n', suffix: SUFFIX, path: 'pkg/fetch.py', repoName: 'requests' }, BUDGETS, tokenizer), packed: [] }, [])));
+  });
+});
+
 describe('repository layout with control tokens (a derived Qwen2.5-Coder, golden)', () => {
   const derived = { hasControlTokens: true, declaredLayout: 'repo-fim', echoLines: 0, special: {} } as unknown as ModelInfo;
   const layout = chooseLayout(derived);

@@ -29,6 +29,11 @@ export interface PromptPlan {
   echo?: TokenizedText;
   /** The repository format's header: the repository's name and the current file's path, each with its newline. */
   repository?: { name: TokenizedText; file: TokenizedText };
+  /**
+   * The cursor line's text before the cursor, taken out of `prefix` and given after the middle
+   * token as the middle's forced start (layouts.ts `repo-fim-line`); absent: it ends `prefix`.
+   */
+  cursorLine?: TokenizedText;
 }
 
 /** Most tokens of a cursor echo; a longer one keeps its end (the cursor line). */
