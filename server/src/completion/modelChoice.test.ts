@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../../shared/settings.js';
 import { DEFAULT_MODEL_NAME, MODEL_CATALOG } from '../modelStore/catalog.js';
+import { controlPackManifest } from '../modelStore/controlPack.js';
 import { writeVerifiedMark } from '../modelStore/sidecar.js';
 import { planModel } from './modelChoice.js';
 
@@ -57,7 +58,7 @@ test('a pulled model with its control pack applied comes first, the base behind 
   };
   writeFileSync(path.join(packDir, 'rows.f32'), rows);
   writeFileSync(path.join(packDir, 'pack.json'), JSON.stringify(pack));
-  const plan = () => planModel(settings(), { ...inputs(), controlPacksDir: packs });
+  const plan = () => planModel(settings(), { ...inputs(), controlPack: (name) => controlPackManifest(name, packs) });
   // Trained but not applied yet: the base, and a notice that a pull applies it.
   expect(plan().candidates[0]!.path).toBe(pulledPath());
   expect(plan().notice).toMatch(/trained RepoShapley control tokens that are not applied yet/);

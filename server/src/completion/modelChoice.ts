@@ -13,6 +13,7 @@ import type { CompletionSettings, SettingsPatch } from '../../../shared/settings
 import { resolveCatalogModel } from '../modelStore/catalog.js';
 import { packageRoot } from '../util/packageRoot.js';
 import { cachedDerivedModel, cachedModelPath, pullHint } from '../modelStore/cacheDir.js';
+import type { ControlPack } from '../modelStore/controlPack.js';
 
 /** One file to try, with what to call it in traces and the status bar. */
 export interface ModelCandidate {
@@ -49,8 +50,8 @@ export function findBundledModel(dir = defaultModelDir()): string | undefined {
 export interface ModelPlanInputs {
   env?: NodeJS.ProcessEnv;
   bundled?: () => string | undefined;
-  /** Where control packs are looked up (default: the repository's models/control). */
-  controlPacksDir?: string;
+  /** The control pack manifest of a catalog model (default: read from the repository's models/control). */
+  controlPack?: (name: string) => ControlPack | undefined;
 }
 
 /**
@@ -104,7 +105,7 @@ export function planModel(
 function withControlTokens(
   settings: Pick<CompletionSettings, 'model' | 'modelCacheDir'>, base: ModelCandidate, inputs: ModelPlanInputs,
 ): Pick<ModelPlan, 'candidates' | 'notice'> {
-  const derived = cachedDerivedModel(settings.model, settings.modelCacheDir || undefined, inputs.controlPacksDir);
+  const derived = cachedDerivedModel(settings.model, settings.modelCacheDir || undefined, inputs.controlPack);
   if (!derived) return { candidates: [base] };
   if (derived.verified) return { candidates: [{ ...base, path: derived.path, label: `${settings.model}+control` }, base] };
   if (!derived.trained) return { candidates: [base] };

@@ -10,6 +10,7 @@ import type { PullableModel } from '../../../shared/messages.js';
 import type { CompletionSettings, LayoutPreference } from '../../../shared/settings.js';
 import type { CompletionModel, LoadModelOptions, LoadModelResult } from '../model/completionModel.js';
 import { chooseLayout, type PromptLayout } from '../prompt/layouts.js';
+import { controlPackManifest } from '../modelStore/controlPack.js';
 import { findBundledModel, planModel, type ModelCandidate, type ModelPlanInputs } from './modelChoice.js';
 import type { Logger } from '../util/logger.js';
 import type { Mutex } from '../util/mutex.js';
@@ -88,10 +89,11 @@ export class ModelManager {
   constructor(private readonly loader: ModelLoader, private readonly logger: Logger, options: ModelManagerOptions) {
     this.lock = options.lock;
     this.now = options.now ?? (() => performance.now());
-    // The plan runs at every request; the bundled model is part of the install, so its folder is
-    // listed once rather than at every keystroke.
+    // The plan runs at every request; the bundled model and the control packs are part of the
+    // install, so they are looked up once rather than at every keystroke.
     const bundled = options.plan?.bundled ?? once(findBundledModel);
-    this.planInputs = { ...options.plan, bundled };
+    const controlPack = options.plan?.controlPack ?? oncePerName(controlPackManifest);
+    this.planInputs = { ...options.plan, bundled, controlPack };
   }
 
   /** The model for these settings, loading (or reloading) it when needed. */
@@ -203,6 +205,14 @@ export class ModelManager {
 function once<T>(compute: () => T): () => T {
   let value: { v: T } | undefined;
   return () => (value ??= { v: compute() }).v;
+}
+
+function oncePerName<T>(compute: (name: string) => T): (name: string) => T {
+  const values = new Map<string, T>();
+  return (name) => {
+    if (!values.has(name)) values.set(name, compute(name));
+    return values.get(name) as T;
+  };
 }
 
 /** A pulled model's load failure also says how to fetch it again. */

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { findControlPack, type LoadedControlPack } from './controlPack.js';
+import { controlPackManifest, type ControlPack } from './controlPack.js';
 import { MODEL_CATALOG, resolveCatalogModel, type CatalogEntry } from './catalog.js';
 import { hasVerifiedMark } from './sidecar.js';
 
@@ -85,17 +85,14 @@ export interface DerivedModel {
 
 /**
  * The derived model of catalog model `name` in the cache (controlPack.ts), or undefined when the
- * repository has no pack for it or the pack cannot be read (`model pull` reports that).
+ * repository has no pack for it or the pack cannot be read (`model pull` reports that). Reads
+ * only the pack's manifest, through `manifest` (the server memoizes it: packs are part of the install).
  */
-export function cachedDerivedModel(name: string, cacheDir?: string, packsDir?: string): DerivedModel | undefined {
-  let loaded: LoadedControlPack | undefined;
-  try {
-    loaded = findControlPack(name, packsDir);
-  } catch {
-    return undefined;
-  }
-  if (!loaded) return undefined;
-  const { derived, trained } = loaded.pack;
-  const file = path.join(resolveCacheDir({ cacheDir }), derived.fileName);
-  return { path: file, verified: hasVerifiedMark(file, derived.sha256), trained };
+export function cachedDerivedModel(
+  name: string, cacheDir?: string, manifest: (name: string) => ControlPack | undefined = (n) => controlPackManifest(n),
+): DerivedModel | undefined {
+  const pack = manifest(name);
+  if (!pack) return undefined;
+  const file = path.join(resolveCacheDir({ cacheDir }), pack.derived.fileName);
+  return { path: file, verified: hasVerifiedMark(file, pack.derived.sha256), trained: pack.trained };
 }

@@ -66,12 +66,32 @@ export function findControlPack(name: string, dir = controlPacksDir()): LoadedCo
   return loadControlPack(packDir);
 }
 
-/** Reads and checks a pack folder; every problem is an Error naming the file and what is wrong. */
-export function loadControlPack(packDir: string): LoadedControlPack {
+/**
+ * Only `pack.json` of catalog model `name` (no rows read, nothing hashed): what choosing a model
+ * needs. Undefined when there is no pack, or a broken one (`model pull` reports that).
+ */
+export function controlPackManifest(name: string, dir = controlPacksDir()): ControlPack | undefined {
+  const packDir = path.join(dir, name);
+  if (!existsSync(path.join(packDir, 'pack.json'))) return undefined;
+  try {
+    return readManifest(packDir);
+  } catch {
+    return undefined;
+  }
+}
+
+/** pack.json, checked; an Error naming the file and the problem otherwise. */
+function readManifest(packDir: string): ControlPack {
   const file = path.join(packDir, 'pack.json');
   const pack = JSON.parse(readFileSync(file, 'utf8')) as ControlPack;
   const problem = packProblem(pack);
   if (problem) throw new Error(`${file}: ${problem}`);
+  return pack;
+}
+
+/** Reads and checks a pack folder; every problem is an Error naming the file and what is wrong. */
+export function loadControlPack(packDir: string): LoadedControlPack {
+  const pack = readManifest(packDir);
   const bytes = readFileSync(path.join(packDir, pack.rows.file));
   const expected = pack.tokens.length * 2 * pack.hidden * 4;
   if (bytes.length !== expected) throw new Error(`${pack.rows.file}: ${bytes.length} bytes, the table needs ${expected}`);
