@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startRangeServer, type RangeServer } from '../../../test/support/rangeServer.js';
 import { writeTinyModel, type TinyModel } from '../../../test/support/tinyModel.js';
 import { readGgufHeader } from '../model/gguf/ggufReader.js';
-import { GgmlType } from '../model/gguf/ggufTypes.js';
+import { GgmlType, decodeTensorData, type WritableGgmlType } from '../model/gguf/ggufTypes.js';
+import { rowBytes } from '../model/gguf/patchGguf.js';
 import { loadLlamaModel } from '../model/llama/loadLlamaModel.js';
 import { CONTROL_TRAINED_KEY, LAYOUT_KEY, NEED_THRESHOLD_KEY } from '../model/reposhapleyKeys.js';
 import { CHUNK_CLOSE_TOKENS, CHUNK_OPEN_TOKENS, CONTROL_TOKENS, NEED } from '../model/specialTokens.js';
@@ -14,7 +15,7 @@ import { silentLogger } from '../util/logger.js';
 import { cachedDerivedModel } from './cacheDir.js';
 import type { CatalogEntry } from './catalog.js';
 import { controlPatch, deriveControlModel } from './controlDerive.js';
-import { CONTROL_PACK_FORMAT, encodeRows, loadControlPack, sha256, type ControlPack } from './controlPack.js';
+import { CONTROL_PACK_FORMAT, controlPackManifest, encodeRows, loadControlPack, sha256, type ControlPack } from './controlPack.js';
 import { pullModel } from './pull.js';
 
 const WIDTH = 64;
@@ -62,32 +63,19 @@ function writePack(packsDir: string, overrides: Partial<ControlPack> = {}, deriv
   return packDir;
 }
 
-/** The Q8_0 row of `text` in one of the tiny model's vocabulary matrices, decoded. */
+/** The row of `text` in one of the tiny model's vocabulary matrices, decoded. */
 function rowOf(tensorName: string, text: string): Float32Array {
-  const id = tiny.id(text);
   const header = readHeaderSync();
   const tensor = header.tensors.find((t) => t.name === tensorName)!;
-  const rowBytes = (WIDTH / 32) * 34;
-  const at = header.dataOffset + tensor.offset + id * rowBytes;
-  const out = new Float32Array(WIDTH);
-  for (let b = 0; b < WIDTH / 32; b++) {
-    const scale = Buffer.from(baseBytes.subarray(at + b * 34, at + b * 34 + 2)).readUInt16LE(0);
-    const d = halfToFloat(scale);
-    for (let i = 0; i < 32; i++) out[b * 32 + i] = d * baseBytes.readInt8(at + b * 34 + 2 + i);
-  }
-  return out;
+  const bytes = rowBytes(tensor);
+  const at = header.dataOffset + tensor.offset + tiny.id(text) * bytes;
+  return decodeTensorData(baseBytes.subarray(at, at + bytes), tensor.type as WritableGgmlType, WIDTH);
 }
 
 let headerCache: Awaited<ReturnType<typeof readGgufHeader>> | undefined;
 function readHeaderSync() {
   if (headerCache?.kind !== 'ok') throw new Error('header not read');
   return headerCache.header;
-}
-
-function halfToFloat(bits: number): number {
-  const exponent = (bits >> 10) & 0x1f;
-  const value = exponent === 0 ? (bits & 0x3ff) * 2 ** -24 : (1 + (bits & 0x3ff) / 1024) * 2 ** (exponent - 15);
-  return bits & 0x8000 ? -value : value;
 }
 
 describe('control packs', () => {
@@ -162,7 +150,7 @@ describe('control packs', () => {
         .toBe(JSON.parse(readFileSync(path.join(packsDir, 'tiny', 'pack.json'), 'utf8')).derived.sha256);
       const second = await pullModel(entry, options);
       expect(second.kind === 'ok' && second.derived?.made).toBe(false);
-      expect(cachedDerivedModel('tiny', cacheDir, packsDir)).toMatchObject({ verified: true, trained: true });
+      expect(cachedDerivedModel('tiny', cacheDir, (name) => controlPackManifest(name, packsDir))).toMatchObject({ verified: true, trained: true });
       expect(readdirSync(cacheDir).sort()).toEqual(['tiny+control.gguf', 'tiny+control.gguf.sha256.json', 'tiny.gguf', 'tiny.gguf.sha256.json']);
 
       // A pin that no longer matches: the derived file is deleted and the error says why.
