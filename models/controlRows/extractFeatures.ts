@@ -32,7 +32,7 @@ import { cachedDerivedModel } from '../../server/src/modelStore/cacheDir.js';
 import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
 import { chooseLayout, type PromptLayout } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
-import { toTokenIds } from '../../server/src/prompt/segments.js';
+import { specialId, toTokenIds, type SpecialRole } from '../../server/src/prompt/segments.js';
 import { createStreamLogger } from '../../server/src/util/logger.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusReader.js';
 import { distillLabel, LABEL_SOURCES, type DistillLabel, type LabelSource } from '../data/distillSequences.js';
@@ -227,14 +227,9 @@ async function writeMeta(out: string, modelPath: string, model: CompletionModel,
   await writeFile(path.join(out, 'meta.json'), `${JSON.stringify({ model: modelPath, source, hidden, vocabulary, controlTokens: tokenIds }, null, 2)}\n`);
 }
 
-/** The id of a control token by its text (special-token detokenization). */
+/** The id of a control token by its text: `<NEED>`, `<C_3>`, `</C_3>` are the roles NEED, C_3, /C_3. */
 function tokenIdOf(model: CompletionModel, text: string): number {
-  const special = model.info.special;
-  const byText: Record<string, number | undefined> = {
-    '<NEED>': special.need, '<DONE>': special.done, '<KEEP>': special.keep, '<DROP>': special.drop, '<SELECT>': special.select,
-  };
-  const chunk = /^<(\/?)C_(\d+)>$/.exec(text);
-  const id = chunk ? (chunk[1] ? special.chunkClose : special.chunkOpen)?.[Number(chunk[2]) - 1] : byText[text];
+  const id = specialId(text.slice(1, -1) as SpecialRole, model.info.special);
   if (id === undefined) throw new Error(`the model has no ${text}`);
   return id;
 }
