@@ -17,21 +17,18 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { kvArray, readGgufHeader, readTensorBytes, type GgufHeader } from '../../server/src/model/gguf/ggufReader.js';
-import { decodeTensorData, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
+import { decodeTensorData, LlamaTokenType, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
 import { FILE_SEPARATOR, FIM_MIDDLE } from '../../server/src/model/specialTokens.js';
 import { cachedModelPath } from '../../server/src/modelStore/cacheDir.js';
 import { CONTROL_PACK_FORMAT, controlPacksDir, loadControlPack, type ControlToken } from '../../server/src/modelStore/controlPack.js';
 import { PACK_TOKEN_TEXTS, writePack, type PackRows } from './packFiles.js';
-
-const TOKEN_TYPE_NORMAL = 1;
-const TOKEN_TYPE_UNUSED = 5;
 
 async function init(name: string): Promise<void> {
   const basePath = verifiedBase(name);
   const header = await readHeader(basePath);
   const tokens = kvArray(header, 'tokenizer.ggml.tokens') as string[];
   const types = kvArray(header, 'tokenizer.ggml.token_type') as number[];
-  const free = types.flatMap((type, id) => (type === TOKEN_TYPE_UNUSED ? [id] : []));
+  const free = types.flatMap((type, id) => (type === LlamaTokenType.UNUSED ? [id] : []));
   if (free.length < PACK_TOKEN_TEXTS.length) throw new Error(`${basePath} has ${free.length} padding rows, the pack needs ${PACK_TOKEN_TEXTS.length}`);
   const table: ControlToken[] = PACK_TOKEN_TEXTS.map((text, i) => ({ text, id: free[i]! }));
   const embeddings = await matrix(basePath, header, 'token_embd.weight');
@@ -106,7 +103,7 @@ function meanRow(m: Matrix, types: readonly number[]): Float32Array {
   const sum = new Float64Array(m.width);
   let count = 0;
   for (let id = 0; id < m.rows; id++) {
-    if (types[id] !== TOKEN_TYPE_NORMAL) continue;
+    if (types[id] !== LlamaTokenType.NORMAL) continue;
     const row = m.row(id);
     for (let i = 0; i < m.width; i++) sum[i] += row[i]!;
     count++;

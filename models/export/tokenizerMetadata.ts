@@ -13,7 +13,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { readGgufHeader, kvArray, kvNumber, type GgufHeader } from '../../server/src/model/gguf/ggufReader.js';
-import { GgufValueType } from '../../server/src/model/gguf/ggufTypes.js';
+import { GgufValueType, LlamaTokenType } from '../../server/src/model/gguf/ggufTypes.js';
 import type { GgufWriter } from '../../server/src/model/gguf/ggufWriter.js';
 import {
   END_OF_TEXT,
@@ -24,8 +24,6 @@ import {
 } from '../../server/src/model/specialTokens.js';
 import { ARTIFACT_FORMAT, validateArtifact, type TokenizerArtifact } from '../tokenizer/tokenizerArtifact.js';
 import { addTokenizerMetadata } from '../tokenizer/vocabGguf.js';
-
-const TOKEN_TYPE_CONTROL = 3;
 
 export interface TokenizerSource {
   path: string;
@@ -75,7 +73,7 @@ function checkSpecials(path: string, header: GgufHeader, tokens: string[]): void
   for (const text of REPOSHAPLEY_SPECIAL_TOKENS) {
     const id = tokens.indexOf(text);
     if (id < 0) problems.push(`missing ${text}`);
-    else if (types[id] !== TOKEN_TYPE_CONTROL) problems.push(`${text} has token type ${types[id]}, not CONTROL`);
+    else if (types[id] !== LlamaTokenType.CONTROL) problems.push(`${text} has token type ${types[id]}, not CONTROL`);
   }
   const expectId = (key: string, text: string) => {
     const value = kvNumber(header, key);

@@ -10,7 +10,7 @@
  */
 import { GgufWriter } from '../../server/src/model/gguf/ggufWriter.js';
 import { fnv1a, mulberry32 } from '../../server/src/util/hashing.js';
-import { GgmlType, GgufValueType, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
+import { GgmlType, GgufValueType, LlamaTokenType, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
 import { ECHO_LINES_KEY, NEED_THRESHOLD_KEY } from '../../server/src/model/reposhapleyKeys.js';
 import {
   END_OF_TEXT,
@@ -18,11 +18,6 @@ import {
   REPOSHAPLEY_SPECIAL_TOKENS,
 } from '../../server/src/model/specialTokens.js';
 import { BYTE_TO_UNICODE, PYTHON_CORPUS, learnMerges } from './byteBpe.js';
-
-/** llama.cpp token types. */
-const TOKEN_TYPE_NORMAL = 1;
-const TOKEN_TYPE_CONTROL = 3;
-const TOKEN_TYPE_UNUSED = 5;
 
 /** Options of {@link writeTinyModel}; every field but `path` has a small default. */
 export interface TinyModelOptions {
@@ -114,7 +109,7 @@ function buildVocabulary(options: TinyModelOptions): Vocabulary {
   const padding = Array.from({ length: options.paddingRows ?? 0 }, (_, i) => `[PAD${first + i}]`);
   return {
     tokens: [...normal, ...special, ...padding],
-    types: [...normal.map(() => TOKEN_TYPE_NORMAL), ...special.map(() => TOKEN_TYPE_CONTROL), ...padding.map(() => TOKEN_TYPE_UNUSED)],
+    types: [...normal.map(() => LlamaTokenType.NORMAL), ...special.map(() => LlamaTokenType.CONTROL), ...padding.map(() => LlamaTokenType.UNUSED)],
     merges,
   };
 }

@@ -6,16 +6,11 @@
  */
 import { rm, stat } from 'node:fs/promises';
 import { kvArray, readGgufHeader, type GgufHeader } from '../model/gguf/ggufReader.js';
-import { GgufValueType, type GgufValue } from '../model/gguf/ggufTypes.js';
+import { GgufValueType, LlamaTokenType, type GgufValue } from '../model/gguf/ggufTypes.js';
 import { patchGguf, type GgufPatch } from '../model/gguf/patchGguf.js';
 import { CONTROL_PACK_KEY, CONTROL_TRAINED_KEY, LAYOUT_KEY, NEED_THRESHOLD_KEY } from '../model/reposhapleyKeys.js';
 import type { LoadedControlPack } from './controlPack.js';
 import { sha256File } from './verify.js';
-
-/** llama.cpp's token type for tokens only the program may insert. */
-const TOKEN_TYPE_CONTROL = 3;
-/** The type of a padding row the converter leaves: never produced by the tokenizer. */
-const TOKEN_TYPE_UNUSED = 5;
 
 export type DeriveOutcome =
   | { kind: 'ok'; sha256: string; sizeBytes: number }
@@ -65,9 +60,9 @@ export function controlPatch(base: GgufHeader, loaded: LoadedControlPack): GgufP
   const newTypes = [...types];
   for (const token of pack.tokens) {
     if (token.id >= tokens.length) throw new Error(`token ${token.text} wants id ${token.id}, past the vocabulary's ${tokens.length}`);
-    if (types[token.id] !== TOKEN_TYPE_UNUSED) throw new Error(`id ${token.id} is ${JSON.stringify(tokens[token.id])}, not a padding row`);
+    if (types[token.id] !== LlamaTokenType.UNUSED) throw new Error(`id ${token.id} is ${JSON.stringify(tokens[token.id])}, not a padding row`);
     newTokens[token.id] = token.text;
-    newTypes[token.id] = TOKEN_TYPE_CONTROL;
+    newTypes[token.id] = LlamaTokenType.CONTROL;
   }
   const kv = new Map<string, GgufValue>([
     ['tokenizer.ggml.tokens', { type: GgufValueType.ARRAY, elementType: GgufValueType.STRING, value: newTokens }],

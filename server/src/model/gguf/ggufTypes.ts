@@ -53,6 +53,16 @@ export enum GgmlType {
   BF16 = 30,
 }
 
+/** llama.cpp's token types (`tokenizer.ggml.token_type`). */
+export enum LlamaTokenType {
+  NORMAL = 1,
+  /** Inserted only by the program: text never tokenizes into it (FIM, end of text, RepoShapley's control tokens). */
+  CONTROL = 3,
+  USER_DEFINED = 4,
+  /** A padding row the converter leaves: the tokenizer never produces it. */
+  UNUSED = 5,
+}
+
 /**
  * Tensor types the writer can encode. Q5_0 is there for patching rows of a pretrained model's
  * token embedding (Qwen2.5-Coder's Q4_K_M files store `token_embd` as Q5_0).

@@ -6,7 +6,7 @@
  * the text with specials on: SentencePiece vocabularies spell CodeLlama's `▁<PRE>` with
  * U+2581, which a tokenize/detokenize round trip turns into a space and would miss.
  */
-import { GgufValueType } from '../gguf/ggufTypes.js';
+import { GgufValueType, LlamaTokenType } from '../gguf/ggufTypes.js';
 import { kvArray, kvNumber, type GgufHeader } from '../gguf/ggufReader.js';
 import type { SpecialTokenIds } from '../completionModel.js';
 import {
@@ -24,10 +24,6 @@ import {
   SELECT,
   type FimLayout,
 } from '../specialTokens.js';
-
-/** llama.cpp token types that user text can never produce with special parsing off. */
-const TOKEN_TYPE_CONTROL = 3;
-const TOKEN_TYPE_USER_DEFINED = 4;
 
 /** What the header says about special tokens. */
 export interface SpecialTokenScan {
@@ -153,9 +149,9 @@ function typeWarnings(header: GgufHeader, special: SpecialTokenIds, tokens: stri
   const ids = [special.fimPrefix, special.fimSuffix, special.fimMiddle, special.repoName, special.fileSeparator, special.need, special.done,
     special.keep, special.drop, special.select, ...(special.chunkOpen ?? []), ...(special.chunkClose ?? [])];
   return ids
-    .filter((id): id is number => id !== undefined && types[id] !== TOKEN_TYPE_CONTROL)
+    .filter((id): id is number => id !== undefined && types[id] !== LlamaTokenType.CONTROL)
     .map((id) => `special token ${JSON.stringify(tokens[id])} (id ${id}) has token type ${types[id]}` +
-      (types[id] === TOKEN_TYPE_USER_DEFINED ? ' (USER_DEFINED)' : '') +
+      (types[id] === LlamaTokenType.USER_DEFINED ? ' (USER_DEFINED)' : '') +
       ', not CONTROL: user text containing it will tokenize into it');
 }
 
