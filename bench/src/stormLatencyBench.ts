@@ -6,20 +6,14 @@
  *
  *   npx tsc -p tsconfig.json && node dist/bench/src/stormLatencyBench.js [--files 2000] [--events 200]
  */
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { RawLspClient } from '../../test/reliability/rawLspClient.js';
 import { writeTinyModel } from '../../test/support/tinyModel.js';
-
-const IMPORTS = 15;
-
-function moduleSource(i: number, files: number): string {
-  const imports = Array.from({ length: IMPORTS }, (_, k) => `from pkg${(i + k) % 20}.mod${(i * 7 + k) % files} import name${k}`);
-  return [...imports, '', `def function_${i}(x):`, `    return x + ${i}`, ''].join('\n');
-}
+import { writeStormFiles, writeStormWorkspace } from './stormWorkspace.js';
 
 async function main(): Promise<void> {
   const options = new Command().option('--files <n>', 'workspace files', Number, 2000).option('--events <n>', 'files created, then deleted', Number, 200)
@@ -28,11 +22,7 @@ async function main(): Promise<void> {
   const root = path.join(dir, 'ws');
   const client = RawLspClient.server({ env: { REPOSHAPLEY_LOG: 'warn' } });
   try {
-    for (let p = 0; p < 20; p++) {
-      mkdirSync(path.join(root, `pkg${p}`), { recursive: true });
-      writeFileSync(path.join(root, `pkg${p}`, '__init__.py'), '');
-    }
-    for (let i = 0; i < options.files; i++) writeFileSync(path.join(root, `pkg${i % 20}`, `mod${i}.py`), moduleSource(i, options.files));
+    writeStormWorkspace(root, options.files);
     const probe = path.join(root, 'probe.py');
     writeFileSync(probe, 'from pkg1.mod1 import name0\n\ndef f():\n    return name0.');
     const model = await writeTinyModel({ path: path.join(dir, 'tiny.gguf'), contextLength: 4096 });
@@ -54,8 +44,7 @@ async function main(): Promise<void> {
     };
     console.log('| completion after | answered in |\n|---|---|');
     await completionAfter('nothing (baseline)', 2);
-    const created = Array.from({ length: options.events }, (_, i) => path.join(root, `pkg${i % 20}`, `new${i}.py`));
-    created.forEach((file, i) => writeFileSync(file, moduleSource(options.files + i, options.files)));
+    const created = writeStormFiles(root, options.files, options.events);
     client.notify('workspace/didChangeWatchedFiles', { changes: created.map((file) => ({ uri: pathToFileURL(file).href, type: 1 })) });
     await completionAfter(`${options.events} created`, 3);
     created.forEach((file) => unlinkSync(file));
