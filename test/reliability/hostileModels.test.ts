@@ -7,11 +7,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { readGgufHeader } from '../../server/src/model/gguf/ggufReader.js';
 import { GgufValueType } from '../../server/src/model/gguf/ggufTypes.js';
-import { encodeHeader } from '../../server/src/model/gguf/ggufWriter.js';
 import { patchGguf } from '../../server/src/model/gguf/patchGguf.js';
-import { HOSTILE_HEADERS } from '../support/hostileGguf.js';
+import { HOSTILE_HEADERS, withTransposedTensor } from '../support/hostileGguf.js';
 import { createTempWorkspace, tinyModelSettings, type TempWorkspace } from './fixtureWorkspace.js';
 import type { RawLspClient } from './rawLspClient.js';
 import { complete, shownMessages, startSession, touch } from './serverSession.js';
@@ -44,7 +42,7 @@ beforeAll(async () => {
     ['version 99', Buffer.concat([good.subarray(0, 4), Buffer.from([99, 0, 0, 0]), good.subarray(8)])],
     ['empty', Buffer.alloc(0)],
     ['random bytes', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251))],
-    ['transposed tensor', await transposed(workspace.modelPath)],
+    ['transposed tensor', await withTransposedTensor(workspace.modelPath)],
   ];
   for (const [name, content] of bytes) {
     writeFileSync(file(name), content);
@@ -58,18 +56,6 @@ afterAll(async () => {
   await client?.dispose();
   workspace?.dispose();
 });
-
-/** The good model with one tensor's dimensions swapped: same bytes, a shape llama.cpp refuses. */
-async function transposed(modelPath: string): Promise<Buffer> {
-  const read = await readGgufHeader(modelPath);
-  if (read.kind !== 'ok') throw new Error(read.message);
-  const base = read.header;
-  const tensors = base.tensors.map((t) => (t.name === 'blk.0.ffn_gate.weight' ? { ...t, ne: [...t.ne].reverse() } : t));
-  const header = encodeHeader(base.kv, tensors);
-  const dataOffset = Math.ceil(header.length / base.alignment) * base.alignment;
-  const bytes = readFileSync(modelPath);
-  return Buffer.concat([header, Buffer.alloc(dataOffset - header.length), bytes.subarray(base.dataOffset)]);
-}
 
 test('started on a hostile model and switched through 29 more, the server answers every completion and then completes on a good one', async () => {
   expect(hostile.length).toBeGreaterThanOrEqual(30);

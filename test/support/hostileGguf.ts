@@ -1,9 +1,13 @@
 /**
  * Hostile hyperparameters for a tiny llama-architecture model (test/support/tinyModel.ts: 4 heads,
  * width 64): values llama.cpp asserts on or misbehaves with, each with what the loader's refusal
- * must name. Used by the loader's unit test and the stdio run that switches models at run time.
+ * must name, and a tensor shape llama.cpp refuses. Used by the loader's unit test and the stdio run
+ * that switches models at run time.
  */
+import { readFileSync } from 'node:fs';
+import { readGgufHeader } from '../../server/src/model/gguf/ggufReader.js';
 import { GgufValueType, type GgufValue } from '../../server/src/model/gguf/ggufTypes.js';
+import { encodeHeader } from '../../server/src/model/gguf/ggufWriter.js';
 
 const u32 = (value: number): GgufValue => ({ type: GgufValueType.UINT32, value });
 const i32 = (value: number): GgufValue => ({ type: GgufValueType.INT32, value });
@@ -33,3 +37,17 @@ export const HOSTILE_HEADERS: [string, Record<string, GgufValue>, RegExp][] = [
   ['layer-norm epsilon NaN', { 'llama.attention.layer_norm_epsilon': f32(Number.NaN) }, /layer_norm_epsilon is NaN/],
 ];
 
+
+/**
+ * The tiny model at `modelPath` with `blk.0.ffn_gate.weight`'s dimensions swapped: the same bytes,
+ * a header our checks cannot fault, a shape llama.cpp's loader refuses.
+ */
+export async function withTransposedTensor(modelPath: string): Promise<Buffer> {
+  const read = await readGgufHeader(modelPath);
+  if (read.kind !== 'ok') throw new Error(read.message);
+  const base = read.header;
+  const tensors = base.tensors.map((t) => (t.name === 'blk.0.ffn_gate.weight' ? { ...t, ne: [...t.ne].reverse() } : t));
+  const header = encodeHeader(base.kv, tensors);
+  const dataOffset = Math.ceil(header.length / base.alignment) * base.alignment;
+  return Buffer.concat([header, Buffer.alloc(dataOffset - header.length), readFileSync(modelPath).subarray(base.dataOffset)]);
+}

@@ -3,7 +3,7 @@
  * message naming the key, before llama.cpp (which would abort the process on several of them)
  * sees the file. The test process itself surviving is part of the check.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -11,9 +11,8 @@ import { writeTinyModel, type TinyModel } from '../../../../test/support/tinyMod
 import { silentLogger } from '../../util/logger.js';
 import { loadLlamaModel } from '../llama/loadLlamaModel.js';
 import { readGgufHeader } from './ggufReader.js';
-import { HOSTILE_HEADERS as HOSTILE } from '../../../../test/support/hostileGguf.js';
+import { HOSTILE_HEADERS as HOSTILE, withTransposedTensor } from '../../../../test/support/hostileGguf.js';
 import { GgufValueType, type GgufValue } from './ggufTypes.js';
-import { encodeHeader } from './ggufWriter.js';
 import { patchGguf } from './patchGguf.js';
 
 let dir: string;
@@ -41,16 +40,8 @@ describe('hostile hyperparameters are refused before llama.cpp loads them', () =
   });
 
   test('a load llama.cpp refuses (a tensor of the wrong shape) is reported with llama.cpp\'s reason', async () => {
-    const read = await readGgufHeader(tiny.path);
-    if (read.kind !== 'ok') throw new Error(read.message);
-    const base = read.header;
-    // Same bytes, transposed dimensions: our checks cannot know, llama.cpp's loader does.
-    const tensors = base.tensors.map((t) => (t.name === 'blk.0.ffn_gate.weight' ? { ...t, ne: [...t.ne].reverse() } : t));
-    const header = encodeHeader(base.kv, tensors);
-    const dataOffset = Math.ceil(header.length / base.alignment) * base.alignment;
-    const bytes = readFileSync(tiny.path);
     const file = path.join(dir, 'wrong-shape.gguf');
-    writeFileSync(file, Buffer.concat([header, Buffer.alloc(dataOffset - header.length), bytes.subarray(base.dataOffset)]));
+    writeFileSync(file, await withTransposedTensor(tiny.path));
     const loaded = await loadLlamaModel({ path: file, threads: 1, gpuLayers: 0 }, silentLogger);
     expect(loaded.kind).toBe('error');
     expect(loaded.kind !== 'ok' && loaded.message).toMatch(/\(llama\.cpp: .*blk\.0\.ffn_gate\.weight.*\)/);
