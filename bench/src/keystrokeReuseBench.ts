@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
-import { cachedModelPath } from '../../server/src/modelStore/cacheDir.js';
+import { modelFileFromArgument } from '../../server/src/completion/modelChoice.js';
 import { fitBudgetsToContext } from '../../server/src/prompt/budget.js';
 import { layoutByName, type LayoutName } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
@@ -24,8 +24,7 @@ async function main(): Promise<void> {
     .option('--model <file|name>', 'GGUF or catalog name (a model without control tokens: the base)', 'qwen2.5-coder-0.5b')
     .option('--threads <n>', 'threads', Number, 2)
     .parse().opts<{ model: string; threads: number }>();
-  const cached = cachedModelPath(options.model);
-  const modelPath = cached.kind === 'ok' && cached.exists ? cached.path : options.model;
+  const modelPath = modelFileFromArgument(options.model);
   const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 0 }, silentLogger);
   if (loaded.kind !== 'ok') throw new Error(loaded.message);
   const model = loaded.model;

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { getLlama, InputLookupTokenPredictor, type LlamaModel, type Token } from 'node-llama-cpp';
-import { cachedModelPath } from '../../server/src/modelStore/cacheDir.js';
+import { modelFileFromArgument } from '../../server/src/completion/modelChoice.js';
 import { REPO_ROOT } from './repoPaths.js';
 
 interface Run {
@@ -50,8 +50,7 @@ async function main(): Promise<void> {
     .option('--runs <n>', 'runs of each, alternating', Number, 2)
     .option('--threads <n>', 'threads', Number, 2)
     .parse().opts<{ model: string; tokens: number; runs: number; threads: number }>();
-  const cached = cachedModelPath(options.model);
-  const modelPath = cached.kind === 'ok' && cached.exists ? cached.path : options.model;
+  const modelPath = modelFileFromArgument(options.model);
   const llama = await getLlama({ gpu: false });
   const model = await llama.loadModel({ modelPath });
   const source = readFileSync(path.join(REPO_ROOT, 'server', 'src', 'prompt', 'layouts.ts'), 'utf8').slice(0, 2500);

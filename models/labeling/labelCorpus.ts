@@ -18,8 +18,7 @@ import { SingleBar } from 'cli-progress';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_SETTINGS, type PromptBudgets } from '../../shared/settings.js';
-import { findBundledModel } from '../../server/src/completion/modelChoice.js';
-import { cachedModelPath } from '../../server/src/modelStore/cacheDir.js';
+import { findBundledModel, modelFileFromArgument } from '../../server/src/completion/modelChoice.js';
 import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
 import { chooseLayout, layoutByName, type LayoutName, type PromptLayout } from '../../server/src/prompt/layouts.js';
 import { ContextOverflowError, type CompletionModel, type ModelSession } from '../../server/src/model/completionModel.js';
@@ -176,11 +175,7 @@ function resolveModelPath(value: string | undefined): string {
     if (!bundled) throw new Error('no model: pass --model PATH or a catalog name (the bundled model is used when present)');
     return bundled;
   }
-  if (existsSync(value)) return value;
-  const cached = cachedModelPath(value);
-  if (cached.kind === 'error') throw new Error(`--model ${value}: no such file, and ${cached.message}`);
-  if (!cached.exists) throw new Error(`--model ${value}: not pulled yet; run \`reposhapley model pull ${value}\``);
-  return cached.path;
+  return modelFileFromArgument(value);
 }
 
 /** The labels committed with a catalog model's control pack (models/control/NAME/labels), if any. */

@@ -64,6 +64,18 @@ export function modelSettingsFromArgument(value: string | undefined): Pick<Setti
   return isCatalogName ? { model: value } : { modelPath: path.resolve(value) };
 }
 
+/**
+ * A tool's `--model` as a file: an existing file, else the pulled file of a catalog model; an
+ * Error saying which is missing otherwise.
+ */
+export function modelFileFromArgument(value: string): string {
+  if (existsSync(value)) return value;
+  const cached = cachedModelPath(value);
+  if (cached.kind === 'error') throw new Error(`--model ${value}: no such file, and ${cached.message}`);
+  if (!cached.exists) throw new Error(`--model ${value}: not pulled yet; run \`reposhapley model pull ${value}\``);
+  return cached.path;
+}
+
 /** The files to try for these settings. */
 export function planModel(
   settings: Pick<CompletionSettings, 'modelPath' | 'model' | 'modelCacheDir'>, inputs: ModelPlanInputs = {},
