@@ -33,7 +33,7 @@ export async function completeAtCursor(
   state: ServerState, request: CursorRequest, token: CancellationLike,
 ): Promise<CachedCompletion | undefined> {
   const engine = state.engine;
-  if (!engine || state.shutdownRequested || !engine.settings.enabled) return undefined;
+  if (!engine || state.lifecycle === 'shut-down' || !engine.settings.enabled) return undefined;
   const context = state.documents.cursorContext(request.uri, request.position);
   if (!context) {
     logUnknownOnce(state, request.uri, state.documents.has(request.uri) ? 'position outside the document' : 'document not open');

@@ -7,8 +7,7 @@ import type { ServerState } from './state.js';
 /** Handles `shutdown`. Idempotent. */
 export function onShutdown(state: ServerState) {
   return async (): Promise<void> => {
-    if (state.shutdownRequested) return;
-    state.shutdownRequested = true;
+    if (state.lifecycle === 'shut-down') return;
     state.lifecycle = 'shut-down';
     await disposeSession(state);
   };
@@ -17,7 +16,7 @@ export function onShutdown(state: ServerState) {
 /** Handles `exit` (the library calls process.exit after this returns). */
 export function onExit(state: ServerState) {
   return (): void => {
-    state.logger.info(state.shutdownRequested ? 'exit after shutdown' : 'exit without shutdown');
+    state.logger.info(state.lifecycle === 'shut-down' ? 'exit after shutdown' : 'exit without shutdown');
   };
 }
 

@@ -46,7 +46,6 @@ export interface ServerState {
   readonly unknownDocuments: Set<string>;
   /** Where the session is in the LSP lifecycle (lifecycle.ts). */
   lifecycle: Lifecycle;
-  shutdownRequested: boolean;
 }
 
 /** A fresh session state for a connection. */
@@ -67,7 +66,6 @@ export function createServerState(connection: Connection, createEngine: EngineFa
     status: new StatusReporter(connection, logger),
     unknownDocuments: new Set(),
     lifecycle: 'uninitialized',
-    shutdownRequested: false,
   };
   return state;
 }
