@@ -96,20 +96,25 @@ class Data:
         self.count = max(1, len(records))
 
 
+def control_logits_and_partition(states, log_z, rows, weights):
+    """The control rows' logits at `rows` (n x C) and the log-partition over base + control logits."""
+    control = states[rows] @ weights.T
+    return control, torch.logaddexp(log_z[rows], torch.logsumexp(control, dim=1))
+
+
 def control_cross_entropy(states, log_z, rows, target_slots, weights):
     """CE of control token slot `target_slots` at `rows`, softmax over base + control logits."""
     if rows.numel() == 0:
         return torch.tensor(0.0)
-    control = states[rows] @ weights.T  # n x C
-    partition = torch.logaddexp(log_z[rows], torch.logsumexp(control, dim=1))
+    control, partition = control_logits_and_partition(states, log_z, rows, weights)
     return (partition - control.gather(1, target_slots[:, None]).squeeze(1)).sum()
 
 
 def generation_cross_entropy(states, log_z, rows, target_logit, weights):
+    """CE of the base token y_t at `rows` (its logit given), with the control rows in the softmax."""
     if rows.numel() == 0:
         return torch.tensor(0.0)
-    control = states[rows] @ weights.T
-    partition = torch.logaddexp(log_z[rows], torch.logsumexp(control, dim=1))
+    _, partition = control_logits_and_partition(states, log_z, rows, weights)
     return (partition - target_logit).sum()
 
 
