@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { LAYOUT_PREFERENCES, POLICY_NAMES, type LayoutPreference, type PolicyName, type PromptBudgets } from '../../shared/settings.js';
-import { nonNegativeInt, numberList, positiveInt } from './cliNumbers.js';
+import { nonNegativeInt, positiveInt, promptBudgets } from './cliNumbers.js';
 import { parsePackageList } from './debianPackages.js';
 import { ModelUnavailableError } from './driver/driveTasks.js';
 import { DEFAULT_TYPING } from './driver/typingReplay.js';
@@ -73,7 +73,7 @@ function program(): Command {
     .option('--max-tokens <n>', 'tokens generated per completion (default: the server\'s)', positiveInt)
     .addOption(new Option('--layout <layout>', 'prompt layout for models without control tokens (default: the server\'s, auto)').choices(LAYOUT_PREFERENCES))
     .addOption(new Option('--budgets <p,s,c>', 'prefix, suffix and chunk token budgets (default: the server\'s)')
-      .argParser(numberList(nonNegativeInt)))
+      .argParser(promptBudgets))
     .option('--need-threshold <t>', 't_c of the reposhapley policy, 0..1 (0 = always NEED: the no-trigger ablation; default: the model\'s)', unitInterval)
     .option('--timeout-ms <n>', 'longest wait for one completion', positiveInt, 120_000)
     .option('--resamples <n>', 'bootstrap resamples', positiveInt, 2_000)
@@ -86,7 +86,7 @@ function program(): Command {
 interface Flags {
   model?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
   packageList: string; perFileCap: number; typing?: boolean; keys: number; gapMs: [number, number]; threads?: number;
-  maxTokens?: number; budgets?: number[]; layout?: LayoutPreference; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; updateDocs?: boolean; progress: boolean;
+  maxTokens?: number; budgets?: PromptBudgets; layout?: LayoutPreference; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; updateDocs?: boolean; progress: boolean;
 }
 
 /** Flags -> options. */
@@ -102,7 +102,7 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.model) options.model = userPath(flags.model);
   if (flags.threads !== undefined) options.threads = flags.threads;
   if (flags.maxTokens !== undefined) options.maxTokens = flags.maxTokens;
-  if (flags.budgets !== undefined) options.budgets = budgetsFrom(flags.budgets);
+  if (flags.budgets !== undefined) options.budgets = flags.budgets;
   if (flags.layout !== undefined) options.layout = flags.layout;
   if (flags.needThreshold !== undefined) options.needThreshold = flags.needThreshold;
   if (flags.updateDocs) options.docsPath = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
@@ -110,11 +110,6 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   return options;
 }
 
-function budgetsFrom(values: number[]): PromptBudgets {
-  if (values.length !== 3) throw new InvalidArgumentError(`--budgets takes three numbers (prefix,suffix,chunks), got ${values.length}`);
-  const [prefixTokens, suffixTokens, chunkTokens] = values as [number, number, number];
-  return { prefixTokens, suffixTokens, chunkTokens };
-}
 
 async function main(argv: string[]): Promise<void> {
   const flags = program().parse(argv, { from: 'user' }).opts<Flags>();

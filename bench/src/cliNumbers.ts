@@ -4,6 +4,7 @@
  * instead of silently falling back to the default.
  */
 import { InvalidArgumentError } from 'commander';
+import type { PromptBudgets } from '../../shared/settings.js';
 
 function parsed(value: string): number {
   return value.trim() === '' ? Number.NaN : Number(value);
@@ -48,4 +49,12 @@ export function numberList(item: (value: string) => number) {
       throw error;
     }
   };
+}
+
+/** `512,128,512` -> the prefix, suffix and chunk token budgets (three whole numbers >= 0). */
+export function promptBudgets(value: string): PromptBudgets {
+  const values = numberList(nonNegativeInt)(value);
+  if (values.length !== 3) throw new InvalidArgumentError(`expected three numbers (prefix,suffix,chunks), got ${values.length}`);
+  const [prefixTokens, suffixTokens, chunkTokens] = values as [number, number, number];
+  return { prefixTokens, suffixTokens, chunkTokens };
 }

@@ -15,8 +15,9 @@ import { existsSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
+import { promptBudgets } from '../../bench/src/cliNumbers.js';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_SETTINGS, type PromptBudgets } from '../../shared/settings.js';
 import { findBundledModel, modelFileFromArgument } from '../../server/src/completion/modelChoice.js';
 import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
@@ -185,15 +186,6 @@ function committedLabelsDir(model: string | undefined): string | undefined {
   return existsSync(dir) ? dir : undefined;
 }
 
-function parseBudgets(value: string): PromptBudgets {
-  const numbers = value.split(',').map(Number);
-  if (numbers.length !== 3 || !numbers.every((n) => Number.isInteger(n) && n >= 0)) {
-    throw new InvalidArgumentError(`--budgets takes three whole numbers (prefix,suffix,chunks), got ${value}`);
-  }
-  const [prefixTokens, suffixTokens, chunkTokens] = numbers as [number, number, number];
-  return { prefixTokens, suffixTokens, chunkTokens };
-}
-
 function parseShard(spec: string): [number, number] {
   const match = /^(\d+)\/(\d+)$/.exec(spec);
   const [index, count] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
@@ -213,7 +205,7 @@ function parseOptions(): Options {
     .option('--limit <n>', 'stop after n instances this run', (v) => Number(v), Number.POSITIVE_INFINITY)
     .option('--threads <n>', 'model threads', (v) => Number(v), 2)
     .addOption(new Option('--layout <name>', 'prompt layout (default: the one the server picks for the model)').choices(['reposhapley', 'repo-fim', 'repo-fim-line', 'plain-fim']))
-    .option('--budgets <p,s,c>', 'prefix, suffix and chunk token budgets (default: the server\'s)', parseBudgets)
+    .option('--budgets <p,s,c>', 'prefix, suffix and chunk token budgets (default: the server\'s)', promptBudgets)
     .parse()
     .opts<Options>();
 }
