@@ -118,11 +118,10 @@ const repoFimLineLayout: PromptLayout = {
     const plan = repoFimLayout.planInFile(input, budgets, tokenizer);
     const lineStart = plan.prefix.text.lastIndexOf('\n') + 1;
     if (lineStart === plan.prefix.text.length) return plan;
-    return {
-      ...plan,
-      prefix: tokenized(plan.prefix.text.slice(0, lineStart), tokenizer),
-      cursorLine: tokenized(plan.prefix.text.slice(lineStart), tokenizer),
-    };
+    // Ids are per line (lineTokenizer.ts), so the prefix's ids end with the cursor line's.
+    const cursorLine = tokenized(plan.prefix.text.slice(lineStart), tokenizer);
+    const prefix = { text: plan.prefix.text.slice(0, lineStart), ids: plan.prefix.ids.slice(0, plan.prefix.ids.length - cursorLine.ids.length) };
+    return { ...plan, prefix, cursorLine };
   },
 };
 

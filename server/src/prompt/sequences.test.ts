@@ -123,6 +123,9 @@ describe('repo-fim-line: the cursor line after <|fim_middle|> (golden)', () => {
   test('the typed part of the cursor line is the start of the middle', async () => {
     const rendered = renderSegments(layout.generation(plan(PREFIX), [0]), (role) => qwen[role] ?? `<${role}>`);
     expect(rendered.endsWith('<|fim_middle|>    return session.')).toBe(true);
+    const split = plan(PREFIX);
+    expect(split.prefix.ids).toEqual(tokenizer.text(split.prefix.text));
+    expect(split.cursorLine?.ids).toEqual(tokenizer.text('    return session.'));
     await expect(rendered).toMatchFileSnapshot('golden/repo-fim-line-kept-1.txt');
   });
 
