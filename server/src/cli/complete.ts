@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { DEFAULT_SETTINGS, type SettingsPatch, type PolicyName } from '../../../shared/settings.js';
 import type { CompletionEngine } from '../completion/engine.js';
 import { modelSettingsFromArgument, planModel } from '../completion/modelChoice.js';
+import { boundMessage } from '../indexing/indexResults.js';
 import type { EngineFactory } from '../lsp/server.js';
 import type { Logger } from '../util/logger.js';
 import { findWorkspaceRoot, isDirectory, parseLocation, type CliLocation } from './location.js';
@@ -111,7 +112,7 @@ async function completeWith(
   });
   output.err(`indexing ${root} ...`);
   const stats = await engine.indexWorkspace([root], () => {}, deps.signal);
-  output.err(`indexed ${stats.files} files in ${Math.round(stats.wallMs)} ms`);
+  output.err(`indexed ${stats.files} files in ${Math.round(stats.wallMs)} ms${stats.bound ? `; ${boundMessage(stats.bound)}` : ''}`);
   const uri = pathToFileURL(location.file).href;
   engine.openDocument(uri, text, 1);
   const outcome = await engine.complete(

@@ -1,5 +1,6 @@
 /** `reposhapley index DIR`: index a workspace and print what the index holds and how long it took. */
 import path from 'node:path';
+import { boundMessage } from '../indexing/indexResults.js';
 import type { IndexStats } from '../completion/engine.js';
 import type { EngineFactory } from '../lsp/server.js';
 import type { Logger } from '../util/logger.js';
@@ -50,5 +51,6 @@ export function formatStats(stats: IndexStats): string[] {
     `  definitions:       ${stats.definitions}`,
     `  wall time:         ${Math.round(stats.wallMs)} ms`,
     `  index version:     ${stats.version}`,
+    ...(stats.bound ? [`  ${boundMessage(stats.bound)}`] : []),
   ];
 }

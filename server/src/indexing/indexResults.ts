@@ -50,6 +50,12 @@ export interface IndexProgress {
   currentFile?: string;
 }
 
+/** What the status, the log and the CLI say when the workspace bound stopped indexing, with the two ways out. */
+export function boundMessage(bound: WorkspaceBoundHit): string {
+  const what = bound.by === 'files' ? `${bound.limit} files (reposhapley.indexMaxFiles)` : `${Math.round(bound.limit / 1024 / 1024)} MB (reposhapley.indexMaxMegabytes)`;
+  return `stopped at the workspace bound of ${what}: the rest of the workspace is not indexed. Open a smaller folder, or raise the setting`;
+}
+
 /** Outcome of indexRoots: 'cancelled' keeps what was indexed so far. */
 export interface IndexRootsResult {
   kind: 'ok' | 'cancelled';

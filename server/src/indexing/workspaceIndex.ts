@@ -141,7 +141,6 @@ export class WorkspaceIndex implements IndexView {
     const pass = await this.indexCandidates(candidates, skipped, discovery, cancelled, options.onProgress);
     const bound = this.boundHit(candidates.length, pass);
     if (bound?.by === 'bytes') candidates = candidates.slice(0, pass.processed);
-    if (bound) this.logger.warn(`workspace bound: stopped at ${pass.indexed} files, ${(pass.bytes / 1024 / 1024).toFixed(1)} MB (limit ${bound.by === 'files' ? `${bound.limit} files` : `${bound.limit / 1024 / 1024} MB`})`);
     this.lastSkipped = skipped.length;
     const kind = cancelled() ? 'cancelled' : 'ok';
     if (kind === 'ok') this.dropFilesNotIn(new Set(candidates.map((c) => c.absPath)));

@@ -4,7 +4,7 @@
  */
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
 import type { IndexProgress } from '../completion/engine.js';
-import type { WorkspaceBoundHit } from '../indexing/indexResults.js';
+import { boundMessage } from '../indexing/indexResults.js';
 import type { ServerState } from './state.js';
 
 /** Minimum milliseconds between two progress reports (a big workspace has thousands of files). */
@@ -38,12 +38,6 @@ export async function runIndexing(state: ServerState): Promise<void> {
     progress.done();
     if (state.indexing === controller) state.indexing = undefined;
   }
-}
-
-/** What the status says when the workspace bound stopped indexing, with the two ways out. */
-export function boundMessage(bound: WorkspaceBoundHit): string {
-  const what = bound.by === 'files' ? `${bound.limit} files (reposhapley.indexMaxFiles)` : `${Math.round(bound.limit / 1024 / 1024)} MB (reposhapley.indexMaxMegabytes)`;
-  return `stopped at the workspace bound of ${what}: the rest of the workspace is not indexed. Open a smaller folder, or raise the setting`;
 }
 
 type Progress = Pick<WorkDoneProgressServerReporter, 'begin' | 'report' | 'done'>;

@@ -37,8 +37,7 @@ export function onInitialize(state: ServerState) {
       state.lifecycle = 'uninitialized'; // the client may try again
       throw new ResponseError(ErrorCodes.InternalError, `RepoShapley could not start: ${String(error)}`, { retry: false });
     }
-    // A shutdown that came while the engine started already disposed of the session: not running.
-    if (state.lifecycle === 'initializing') state.lifecycle = 'running';
+    state.lifecycle = 'running';
     state.logger.info(`initialized for ${state.roots.length} root(s): ${state.roots.join(', ') || '(none)'}`);
     return { capabilities: serverCapabilities(params), serverInfo: { name: PACKAGE_NAME, version: serverVersion() } };
   };
