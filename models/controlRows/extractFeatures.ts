@@ -77,7 +77,7 @@ export interface FeatureRecord {
 async function main(): Promise<void> {
   const options = parseOptions();
   const modelPath = resolveModel(options.model);
-  const out = options.out ?? path.join(defaultCacheDir(), `control-features-${options.source}${options.minEs === undefined ? "" : `-es${options.minEs}`}`);
+  const out = options.out ?? path.join(defaultCacheDir(), `control-features-${options.source}${options.minEs === undefined ? '' : `-es${options.minEs}`}`);
   await mkdir(out, { recursive: true });
   const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('features', 'warn'));
   if (loaded.kind !== 'ok') throw new Error(loaded.message);
@@ -85,8 +85,8 @@ async function main(): Promise<void> {
   if (!model.info.hasControlTokens || !model.createHiddenStateReader) throw new Error(`${modelPath} has no control tokens: pass the derived model (packTool init)`);
   const reader = await model.createHiddenStateReader();
   try {
-    await writeMeta(out, modelPath, model, options.source);
-    const writer = await FeatureWriter.open(out, await hiddenWidth(modelPath));
+    const hidden = await writeMeta(out, modelPath, model, options.source);
+    const writer = await FeatureWriter.open(out, hidden);
     const labels = await readLabelsByRepository(options.labels.split(','));
     const corpus = await Corpus.open(options.manifest, options.corpus);
     const layout = chooseLayout(model.info);
@@ -195,14 +195,8 @@ class FeatureWriter {
   }
 }
 
-async function hiddenWidth(modelPath: string): Promise<number> {
-  const read = await readGgufHeader(modelPath);
-  if (read.kind !== 'ok') throw new Error(read.message);
-  return read.header.tensors.find((t) => t.name === 'token_embd.weight')!.ne[0]!;
-}
-
-/** meta.json, and output.f16 once (the output matrix the trainer computes logits with). */
-async function writeMeta(out: string, modelPath: string, model: CompletionModel, source: LabelSource): Promise<void> {
+/** meta.json, and output.f16 once (the output matrix the trainer computes logits with); returns the hidden width. */
+async function writeMeta(out: string, modelPath: string, model: CompletionModel, source: LabelSource): Promise<number> {
   const read = await readGgufHeader(modelPath);
   if (read.kind !== 'ok') throw new Error(read.message);
   const tensor = read.header.tensors.find((t) => t.name === 'output.weight');
@@ -225,6 +219,7 @@ async function writeMeta(out: string, modelPath: string, model: CompletionModel,
   }
   const tokenIds = Object.fromEntries(PACK_TOKEN_TEXTS.map((text) => [text, tokenIdOf(model, text)]));
   await writeFile(path.join(out, 'meta.json'), `${JSON.stringify({ model: modelPath, source, hidden, vocabulary, controlTokens: tokenIds }, null, 2)}\n`);
+  return hidden;
 }
 
 /** The id of a control token by its text: `<NEED>`, `<C_3>`, `</C_3>` are the roles NEED, C_3, /C_3. */

@@ -165,8 +165,8 @@ export interface ModelSession {
 
 /**
  * Reads the model's final hidden states (training tools only: control rows are trained against
- * them). Each call evaluates `prefix` afresh, then each step in turn, and returns h after the
- * prefix and after every step.
+ * them). Each call evaluates `prefix` (reusing what the previous call left of it), then each step
+ * in turn, and returns h after the prefix and after every step.
  */
 export interface HiddenStateReader {
   statesAfter(prefix: readonly number[], steps: readonly (readonly number[])[]): Promise<Float32Array[]>;

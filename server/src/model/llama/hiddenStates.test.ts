@@ -53,6 +53,10 @@ describe('hidden states', () => {
     // A different prefix gives a different state: the reader does not reuse a stale one.
     const [other] = await reader.statesAfter(model.tokenize('import os\n'), []);
     expect(other).not.toEqual(states[0]);
+    // The same prefix again (partly cached now) gives the same states as the first call.
+    await reader.statesAfter(prefix, steps);
+    const again = await reader.statesAfter(prefix, [steps[1]!]);
+    for (let i = 0; i < WIDTH; i++) expect(again[0]![i]).toBeCloseTo(states[0]![i]!, 4);
   });
 
   test('parts that cannot be evaluated are refused', async () => {

@@ -43,8 +43,13 @@ class LlamaHiddenStateReader implements HiddenStateReader {
     const total = prefix.length + steps.reduce((sum, step) => sum + step.length, 0);
     if (total >= this.context.contextSize) throw new RangeError(`${total} tokens do not fit the context of ${this.context.contextSize}`);
     if (prefix.length === 0 || steps.some((step) => step.length === 0)) throw new RangeError('every part must have at least one token');
-    await this.sequence.clearHistory();
-    const states = [await this.evaluate(prefix)];
+    // Keep what the last call evaluated of this prefix (the feature extractor reads the trigger
+    // twice, for the generation and the selection positions), but re-feed the prefix's last
+    // token: h exists only while a token is evaluated.
+    const common = this.sequence.compareContextTokens(prefix as Token[]).firstDifferentIndex;
+    const reused = Math.min(common, prefix.length - 1);
+    if (this.sequence.nextTokenIndex > reused) await this.sequence.eraseContextTokenRanges([{ start: reused, end: this.sequence.nextTokenIndex }]);
+    const states = [await this.evaluate(prefix.slice(reused))];
     for (const step of steps) states.push(await this.evaluate(step));
     return states;
   }
