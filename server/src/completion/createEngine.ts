@@ -60,9 +60,13 @@ export function createCompletionEngine(options: EngineOptions): CompletionEngine
   return new RepoShapleyEngine(options);
 }
 
-const loadWithLlama: ModelLoader = async (options, logger) => {
-  const { loadLlamaModel } = await import('../model/llama/loadLlamaModel.js');
-  return loadLlamaModel(options, logger);
+/**
+ * llama.cpp runs in a child process (model/childProcess/): a GGML_ASSERT there aborts that
+ * process, and the server says so and carries on with the fallback.
+ */
+const loadInModelHost: ModelLoader = async (options, logger) => {
+  const { loadModelInChildProcess } = await import('../model/childProcess/childProcessModel.js');
+  return loadModelInChildProcess(options, logger);
 };
 
 class RepoShapleyEngine implements CompletionEngine {
@@ -102,7 +106,7 @@ class RepoShapleyEngine implements CompletionEngine {
     this.index.onDidChange((changes) => this.lexical.applyChanges(changes));
     this.retriever = new Retriever(this.index, this.lexical);
     this.planInputs = options.plan ?? {};
-    this.models = new ModelManager(options.modelLoader ?? loadWithLlama, options.logger, { lock: this.modelLock, plan: this.planInputs });
+    this.models = new ModelManager(options.modelLoader ?? loadInModelHost, options.logger, { lock: this.modelLock, plan: this.planInputs });
     this.puller = new ModelPuller(options.logger, options.pull);
   }
 
@@ -202,6 +206,8 @@ class RepoShapleyEngine implements CompletionEngine {
       // An abort mid-decision surfaces as the signal's reason: a cancellation, not a failure.
       if (signal.aborted) return { kind: 'cancelled' };
       this.logger.error(`completion failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      // A model whose process died is replaced now, so the status and the notice say so at once.
+      if (acquired.state.model.failure !== undefined) void this.warmModel();
       return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
     } finally {
       acquired.release();

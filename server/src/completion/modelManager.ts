@@ -5,13 +5,13 @@
  * load once its file changed, and turns every failure into one user-facing message with the fix.
  * The server keeps serving without a model, and on the fallback when the model asked for fails.
  */
-import { statSync } from 'node:fs';
 import type { PullableModel } from '../../../shared/messages.js';
 import type { CompletionSettings, LayoutPreference } from '../../../shared/settings.js';
 import type { CompletionModel, LoadModelOptions, LoadModelResult } from '../model/completionModel.js';
 import { chooseLayout, type PromptLayout } from '../prompt/layouts.js';
 import { controlPackManifest } from '../modelStore/controlPack.js';
 import { findBundledModel, planModel, type ModelCandidate, type ModelPlanInputs } from './modelChoice.js';
+import { fileStamp } from '../util/fileStamp.js';
 import type { Logger } from '../util/logger.js';
 import type { Mutex } from '../util/mutex.js';
 
@@ -69,6 +69,15 @@ interface Load {
   key: string;
   state: Promise<ModelState>;
   failure?: FailedLoad;
+  /** The model once loaded, and its file's stamp when the load began. */
+  loaded?: { model: CompletionModel; label: string; path: string; stamp: string };
+}
+
+/** What one load produced: the state, the first failure to watch, and the model it loaded. */
+interface LoadOutcome {
+  state: ModelState;
+  failure?: FailedLoad;
+  loaded?: Load['loaded'];
 }
 
 /** A failed load's file as it was when the load began, and when it was last compared. */
@@ -85,6 +94,12 @@ export class ModelManager {
   private readonly lock: Mutex;
   private readonly now: () => number;
   private readonly planInputs: ModelPlanInputs;
+  /**
+   * Files whose model died in service (llama.cpp aborted its process), by path: the stamp the
+   * file had and what to tell the user. Such a file is not loaded again until it changes, so a
+   * model that crashes at its first completion cannot crash in a loop.
+   */
+  private readonly crashed = new Map<string, { stamp: string; message: string }>();
 
   constructor(private readonly loader: ModelLoader, private readonly logger: Logger, options: ModelManagerOptions) {
     this.lock = options.lock;
@@ -101,7 +116,9 @@ export class ModelManager {
     const plan = planModel(settings, this.planInputs);
     const request: LoadRequest = { ...plan, threads: settings.threads, gpuLayers: settings.gpuLayers, layout: settings.layout };
     const key = JSON.stringify(request);
-    if (this.current?.key !== key || this.shouldRetry(this.current)) this.current = this.startLoad(key, request);
+    if (this.current?.key !== key || this.shouldRetry(this.current) || this.hasDied(this.current)) {
+      this.current = this.startLoad(key, request);
+    }
     return this.current.state;
   }
 
@@ -132,11 +149,28 @@ export class ModelManager {
     return fileStamp(failure.path) !== failure.stamp;
   }
 
+  /**
+   * A model whose process died is replaced at the next request: its file is set aside (see
+   * {@link crashed}) and the plan is loaded again without it, so the fallback takes over.
+   */
+  private hasDied(load: Load): boolean {
+    const failure = load.loaded?.model.failure;
+    if (!load.loaded || failure === undefined) return false;
+    const { label, path, stamp } = load.loaded;
+    this.crashed.set(path, {
+      stamp,
+      message: `The model ${label} (${path}) stopped working: ${failure}. It is not loaded again until its file changes; ` +
+        'download or export it again, or set reposhapley.modelPath to another GGUF file.',
+    });
+    return true;
+  }
+
   private startLoad(key: string, request: LoadRequest): Load {
     const load: Load = {
       key,
       state: this.load(request, this.current?.state).then((outcome) => {
         load.failure = outcome.failure;
+        load.loaded = outcome.loaded;
         return outcome.state;
       }),
     };
@@ -147,9 +181,7 @@ export class ModelManager {
    * Tries the candidates in order. A failure of the model asked for is remembered (and retried
    * once its file changes) even when the fallback then loads, and is part of the notice.
    */
-  private async load(
-    request: LoadRequest, previous: Promise<ModelState> | undefined,
-  ): Promise<{ state: ModelState; failure?: FailedLoad }> {
+  private async load(request: LoadRequest, previous: Promise<ModelState> | undefined): Promise<LoadOutcome> {
     const old = await previous;
     if (old?.kind === 'ok') await this.retire(old.model);
     let failure: FailedLoad | undefined;
@@ -158,8 +190,13 @@ export class ModelManager {
       const options: LoadModelOptions = { path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers };
       // Stamped before loading: a file that changes while it loads is seen as changed afterwards.
       const stamp = fileStamp(options.path);
-      const result = await this.loadOne(options);
-      if (result.kind === 'ok') return { state: this.loaded(result.model, candidate, request, problems), failure };
+      const result = this.crashed.get(options.path)?.stamp === stamp
+        ? { kind: 'error' as const, message: this.crashed.get(options.path)?.message ?? '' }
+        : await this.loadOne(options);
+      if (result.kind === 'ok') {
+        const loaded = { model: result.model, label: candidate.label, path: options.path, stamp };
+        return { state: this.loaded(result.model, candidate, request, problems), failure, loaded };
+      }
       failure ??= { path: options.path, stamp, checkedAt: this.now() };
       problems.push(candidate.isFallback ? `The bundled fallback failed too: ${result.message}` : withRepair(result.message, candidate));
     }
@@ -218,14 +255,4 @@ function oncePerName<T>(compute: (name: string) => T): (name: string) => T {
 /** A pulled model's load failure also says how to fetch it again. */
 function withRepair(message: string, candidate: ModelCandidate): string {
   return candidate.repair ? `${message} ${candidate.repair}` : message;
-}
-
-/** What a model file looks like from outside: absent, or its size, change time and inode. */
-function fileStamp(file: string): string {
-  try {
-    const stats = statSync(file);
-    return `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
-  } catch {
-    return 'absent';
-  }
 }

@@ -176,6 +176,11 @@ export interface HiddenStateReader {
 /** A loaded model. */
 export interface CompletionModel {
   readonly info: ModelInfo;
+  /**
+   * Set once the model can no longer run (the process evaluating it died): why, in one line for
+   * the user. Every later operation rejects. Adapters that run in this process leave it unset.
+   */
+  readonly failure?: string;
   /** Tokenize plain text; special-token text is NOT parsed into special ids. */
   tokenize(text: string): number[];
   /** Text of tokens; special tokens are dropped unless `specialTokens` (for traces and debugging). */

@@ -1,0 +1,148 @@
+/**
+ * The CompletionModel adapter that keeps llama.cpp out of the server's process: every
+ * evaluation runs in a model host (modelHost.ts), so a native abort ends the host, not the
+ * language server. Tokenizing stays here (a vocab-only load of the same file), because the
+ * prompt module tokenizes line by line and a round trip per call would cost more than the call.
+ *
+ * When the host dies, everything it owed rejects with {@link ModelHostExitedError} and
+ * {@link ChildProcessCompletionModel.failure} says why; the model manager then stops using it.
+ */
+import type {
+  BinaryDecision, CompletionModel, GenerationOptions, GenerationResult, LoadModelOptions, LoadModelResult, ModelInfo, ModelSession,
+} from '../completionModel.js';
+import { fileStamp } from '../../util/fileStamp.js';
+import type { Logger } from '../../util/logger.js';
+import type { ModelVocabulary } from '../llama/llamaVocabulary.js';
+import { ModelHostExitedError, ModelHostProcess } from './hostProcess.js';
+import type { OperationResults, SessionOperation } from './hostProtocol.js';
+
+export { ModelHostExitedError } from './hostProcess.js';
+
+/**
+ * Loads `options.path` in a new model host. A host that dies while loading (llama.cpp asserted
+ * on the file) is an `error` that names the cause; the server process is untouched.
+ */
+export async function loadModelInChildProcess(options: LoadModelOptions, logger: Logger): Promise<LoadModelResult> {
+  const stamp = fileStamp(options.path);
+  const host = ModelHostProcess.start(logger);
+  try {
+    const { value: reply } = await host.request({ op: 'load', options });
+    if (reply.kind !== 'ok') {
+      await host.dispose();
+      return reply;
+    }
+    // The vocabulary is read again here: it must be the file the host checked and loaded.
+    if (fileStamp(options.path) !== stamp) {
+      await host.dispose();
+      return { kind: 'error', message: `${options.path} changed while it was loading; it is loaded again at the next completion.` };
+    }
+    const { loadLlamaVocabulary } = await import('../llama/llamaVocabulary.js');
+    const vocabulary = await loadLlamaVocabulary(options.path, logger);
+    return { kind: 'ok', model: new ChildProcessCompletionModel(host, reply.info, vocabulary) };
+  } catch (error) {
+    await host.dispose();
+    if (error instanceof ModelHostExitedError) {
+      return {
+        kind: 'error',
+        message: `llama.cpp stopped while loading ${options.path}: ${error.message}. The file is not loaded again until it ` +
+          'changes; download or export the model again, or set reposhapley.modelPath to another GGUF file.',
+      };
+    }
+    return { kind: 'error', message: `Could not load model ${options.path}: ${(error as Error).message}` };
+  }
+}
+
+export class ChildProcessCompletionModel implements CompletionModel {
+  private disposed = false;
+
+  constructor(private readonly host: ModelHostProcess, readonly info: ModelInfo, private readonly vocabulary: ModelVocabulary) {}
+
+  /** Set once the host died: why, in one line. Every later operation rejects. */
+  get failure(): string | undefined {
+    return this.host.failure;
+  }
+
+  /** The process evaluating the model (memory reports, tests). */
+  get hostPid(): number | undefined {
+    return this.host.pid;
+  }
+
+  tokenize(text: string): number[] {
+    return this.vocabulary.tokenize(text);
+  }
+
+  detokenize(tokens: number[], specialTokens = false): string {
+    return this.vocabulary.detokenize(tokens, specialTokens);
+  }
+
+  async createSession(): Promise<ModelSession> {
+    if (this.disposed) throw new Error('createSession() on a disposed model');
+    const { value } = await this.host.request({ op: 'createSession' });
+    return new ChildProcessSession(this.host, value);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.host.dispose();
+    await this.vocabulary.dispose();
+  }
+}
+
+type Operation<K extends SessionOperation['op']> = Omit<Extract<SessionOperation, { op: K }>, 'session'>;
+
+/** A session in the host: each call is one request; the host's session keeps them in order. */
+class ChildProcessSession implements ModelSession {
+  private lastReused = 0;
+  private totalReused = 0;
+
+  constructor(private readonly host: ModelHostProcess, private readonly id: number) {}
+
+  get lastReusedTokens(): number {
+    return this.lastReused;
+  }
+
+  get totalReusedTokens(): number {
+    return this.totalReused;
+  }
+
+  decide(tokens: number[], first: number, second: number, signal?: AbortSignal): Promise<BinaryDecision> {
+    return this.run<'decide'>({ op: 'decide', tokens, first, second }, signal);
+  }
+
+  decideSequence(tokens: number[], first: number, second: number, steps: number, signal?: AbortSignal): Promise<BinaryDecision[]> {
+    return this.run<'decideSequence'>({ op: 'decideSequence', tokens, first, second, steps }, signal);
+  }
+
+  generate(tokens: number[], options: GenerationOptions, signal?: AbortSignal): Promise<GenerationResult> {
+    // As in the in-process session: aborted before it starts, it never runs.
+    if (signal?.aborted) return Promise.resolve({ text: '', tokens: [], stoppedBy: 'aborted' });
+    return this.run<'generate'>({ op: 'generate', tokens, options }, signal);
+  }
+
+  logLikelihood(tokens: number[], target: number[], signal?: AbortSignal): Promise<number> {
+    return this.run<'logLikelihood'>({ op: 'logLikelihood', tokens, target }, signal);
+  }
+
+  async dispose(): Promise<void> {
+    if (!this.host.isRunning) return;
+    await this.host.request({ op: 'disposeSession', session: this.id }).catch(() => undefined);
+  }
+
+  private async run<K extends SessionOperation['op']>(operation: Operation<K>, signal?: AbortSignal): Promise<OperationResults[K]> {
+    const request = { ...operation, session: this.id } as Extract<SessionOperation, { op: K }>;
+    signal?.throwIfAborted();
+    try {
+      const { value, reuse } = await this.host.request(request, signal);
+      if (reuse) {
+        this.lastReused = reuse.last;
+        this.totalReused = reuse.total;
+      }
+      return value;
+    } catch (error) {
+      // The port rejects an aborted operation with the signal's own reason.
+      if (signal?.aborted && (error as Error).name === 'AbortError') throw signal.reason;
+      throw error;
+    }
+  }
+}
