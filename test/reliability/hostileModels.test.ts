@@ -1,5 +1,6 @@
 /**
- * Hostile model files over stdio (issue 22 must-reach): the server started on one, then switched
+ * Hostile model files over stdio (issue 22 must-reach): the server started on one that makes
+ * llama.cpp abort (test/support/llamaAborts.ts), then switched
  * to each of the others at run time through `workspace/didChangeConfiguration`, keeps answering
  * every completion (empty), never dies, says what is wrong, and completes again once a good model
  * is set.
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { GgufValueType } from '../../server/src/model/gguf/ggufTypes.js';
 import { patchGguf } from '../../server/src/model/gguf/patchGguf.js';
 import { HOSTILE_HEADERS, withTransposedTensor } from '../support/hostileGguf.js';
+import { LLAMA_ABORTS, writeAbortingModel } from '../support/llamaAborts.js';
 import { createTempWorkspace, tinyModelSettings, type TempWorkspace } from './fixtureWorkspace.js';
 import type { RawLspClient } from './rawLspClient.js';
 import { complete, shownMessages, startSession, touch } from './serverSession.js';
@@ -24,6 +26,8 @@ beforeAll(async () => {
   mkdirSync(dir);
   const good = readFileSync(workspace.modelPath);
   const file = (name: string) => path.join(dir, `${name.replace(/\W+/g, '-')}.gguf`);
+  // First, so the server starts on a file that aborts llama.cpp (its model host dies, not it).
+  for (const [name, changes] of LLAMA_ABORTS) hostile.push(await writeAbortingModel(workspace.modelPath, file(name), changes));
   for (const [name, changes] of HOSTILE_HEADERS) {
     await patchGguf(workspace.modelPath, file(name), { kv: new Map(Object.entries(changes)), rows: [] });
     hostile.push(file(name));
@@ -57,7 +61,7 @@ afterAll(async () => {
   workspace?.dispose();
 });
 
-test('started on a hostile model and switched through 29 more, the server answers every completion and then completes on a good one', async () => {
+test('started on a hostile model and switched through the rest, the server answers every completion and then completes on a good one', async () => {
   expect(hostile.length).toBeGreaterThanOrEqual(30);
   const [first, ...rest] = hostile;
   client = await startSession(workspace, tinyModelSettings(first!));

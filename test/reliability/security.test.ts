@@ -116,8 +116,9 @@ test('no workspace code is executed: setup.py, conftest.py, sitecustomize.py, a 
   await client.exited;
   expect(readdirSync(markers)).toEqual([]);
   if (log) {
-    // node itself (started by strace), and node-llama-cpp checking its prebuilt binary in a child node.
-    const allowed = [`"${MAIN_JS}"`, 'node-llama-cpp/dist/bindings/utils/testBindingBinary.js'];
+    // node itself (started by strace), the model host that runs llama.cpp (our own script), and
+    // node-llama-cpp checking its prebuilt binary in a child node.
+    const allowed = [`"${MAIN_JS}"`, 'dist/server/src/model/childProcess/modelHost.js', 'node-llama-cpp/dist/bindings/utils/testBindingBinary.js'];
     const { executed } = readStraceLog(log);
     expect(executed.length).toBeGreaterThan(0);
     for (const call of executed) {

@@ -117,3 +117,44 @@ test('the pulled model failing to load: the bundled model answers, labelled fall
   expect(second).toMatchObject({ kind: 'ok', label: DEFAULT_MODEL_NAME, isFallback: false });
   expect(second.kind === 'ok' && second.notice).toBeUndefined();
 });
+
+test('a model that dies in service is replaced by the fallback and not loaded again until its file changes', async () => {
+  let now = 1_000;
+  const entry = MODEL_CATALOG.find((e) => e.name === DEFAULT_MODEL_NAME)!;
+  const pulled = path.join(dir, entry.fileName);
+  const bundled = path.join(dir, 'small.gguf');
+  writeFileSync(pulled, 'model that crashes');
+  await writeVerifiedMark(pulled, entry.sha256);
+  writeFileSync(bundled, 'small model');
+  const loaded: string[] = [];
+  const dying = new Set<CompletionModel>();
+  const loader: ModelLoader = async (options) => {
+    loaded.push(path.basename(options.path));
+    const model = fakeModel(options.path);
+    // `failure` reads as the host process's state: set once it died.
+    return { kind: 'ok', model: Object.defineProperty(model, 'failure', { get: () => (dying.has(model) ? 'the model process was killed by SIGABRT' : undefined) }) };
+  };
+  const models = new ModelManager(loader, silentLogger, { lock: new Mutex(), now: () => now, plan: { env: {}, bundled: () => bundled } });
+  const current = settingsFrom({ modelCacheDir: dir });
+
+  const first = await models.get(current);
+  expect(first).toMatchObject({ kind: 'ok', label: DEFAULT_MODEL_NAME, isFallback: false });
+  if (first.kind !== 'ok') throw new Error('expected a model');
+  dying.add(first.model);
+
+  const second = await models.get(current);
+  expect(second).toMatchObject({ kind: 'ok', label: 'small.gguf', isFallback: true });
+  expect(second.kind === 'ok' && second.notice).toMatch(/stopped working: the model process was killed by SIGABRT\. It is not loaded again until its file changes/);
+  expect((first.model as ReturnType<typeof fakeModel>).disposed).toBe(true);
+  for (let i = 0; i < 5; i++) {
+    now += RETRY_CHECK_MS;
+    expect(await models.get(current)).toMatchObject({ label: 'small.gguf' });
+  }
+  expect(loaded).toEqual([entry.fileName, 'small.gguf']);
+
+  writeFileSync(pulled, 'model pulled again');
+  await writeVerifiedMark(pulled, entry.sha256);
+  now += RETRY_CHECK_MS;
+  expect(await models.get(current)).toMatchObject({ kind: 'ok', label: DEFAULT_MODEL_NAME, isFallback: false });
+  expect(loaded).toEqual([entry.fileName, 'small.gguf', entry.fileName]);
+});
