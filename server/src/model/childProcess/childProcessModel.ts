@@ -25,6 +25,9 @@ export { ModelHostExitedError } from './hostProcess.js';
 export async function loadModelInChildProcess(options: LoadModelOptions, logger: Logger): Promise<LoadModelResult> {
   const stamp = fileStamp(options.path);
   const host = ModelHostProcess.start(logger);
+  // This process needs llama.cpp's runtime for the vocabulary: started while the host loads.
+  const vocabularyModule = import('../llama/llamaVocabulary.js');
+  void vocabularyModule.then((module) => module.prepareRuntime(), () => undefined);
   try {
     const { value: reply } = await host.request({ op: 'load', options });
     if (reply.kind !== 'ok') {
@@ -36,7 +39,7 @@ export async function loadModelInChildProcess(options: LoadModelOptions, logger:
       await host.dispose();
       return { kind: 'error', message: `${options.path} changed while it was loading; it is loaded again at the next completion.` };
     }
-    const { loadLlamaVocabulary } = await import('../llama/llamaVocabulary.js');
+    const { loadLlamaVocabulary } = await vocabularyModule;
     const vocabulary = await loadLlamaVocabulary(options.path, logger);
     return { kind: 'ok', model: new ChildProcessCompletionModel(host, reply.info, vocabulary) };
   } catch (error) {

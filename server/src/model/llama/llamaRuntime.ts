@@ -23,13 +23,25 @@ export interface RuntimeLease {
  * made generation 100x slower on 2 cores). Contexts never ask for more (`resolveThreads`).
  */
 export async function acquireRuntime(logger: Logger): Promise<RuntimeLease> {
+  const llama = await startRuntime();
+  logSinks.add(logger);
+  return { llama, release: () => logSinks.delete(logger) };
+}
+
+/**
+ * Starts creating the runtime without waiting for it (loading the native binding takes ~0.3 s),
+ * so a later {@link acquireRuntime} finds it ready. A failure surfaces there, not here.
+ */
+export function prepareRuntime(): void {
+  startRuntime().catch(() => undefined);
+}
+
+function startRuntime(): Promise<Llama> {
   runtime ??= createRuntime().catch((error: unknown) => {
     runtime = undefined; // let a later load retry
     throw error;
   });
-  const llama = await runtime;
-  logSinks.add(logger);
-  return { llama, release: () => logSinks.delete(logger) };
+  return runtime;
 }
 
 async function createRuntime(): Promise<Llama> {

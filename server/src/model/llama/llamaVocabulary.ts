@@ -9,6 +9,8 @@ import type { Token } from 'node-llama-cpp';
 import type { Logger } from '../../util/logger.js';
 import { acquireRuntime } from './llamaRuntime.js';
 
+export { prepareRuntime } from './llamaRuntime.js';
+
 export interface ModelVocabulary {
   /** Plain text, special tokens never parsed (as LlamaCompletionModel.tokenize). */
   tokenize(text: string): number[];
