@@ -45,6 +45,12 @@ test('the fallback model shows in the text and the tooltip says how to download 
   );
 });
 
+test('on the fallback because the model asked for failed, the tooltip says it may have crashed and points at the log', () => {
+  const view = presentStatus(running({ state: 'ready', message: 'ready', model: FALLBACK }));
+  expect(view.tooltip).toContain('could not be loaded, or its process stopped (llama.cpp aborted on it)');
+  expect(view.command).toBe(COMMANDS.showLog);
+});
+
 test('every command the status bar runs is contributed in package.json', () => {
   const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { contributes: { commands: { command: string }[] } };
   const contributed = manifest.contributes.commands.map((entry) => entry.command);

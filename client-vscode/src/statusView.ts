@@ -78,7 +78,7 @@ function showFallback(server: StatusParams, lastLatencyMs: number | undefined): 
     const detail = `${using} because ${server.pullable.name} is not downloaded yet. ${downloadHint(server.pullable)}`;
     return show('ready (fallback model)', '$(check)', detail, COMMANDS.downloadModel, 'normal', ` (fallback model)${latency(lastLatencyMs)}`);
   }
-  const detail = `${using} because the model asked for could not be loaded. Click for the server log, which says why.`;
+  const detail = `${using} because the model asked for could not be loaded, or its process stopped (llama.cpp aborted on it). Click for the server log, which says why.`;
   return show('ready (fallback model)', '$(check)', detail, COMMANDS.showLog, 'normal', ` (fallback model)${latency(lastLatencyMs)}`);
 }
 
