@@ -45,6 +45,17 @@ function fileLoader(): ModelLoader & { calls: number } {
   return loader;
 }
 
+/** The default catalog model as pulled (verified mark written) with `content`, and a bundled fallback, in `dir`. */
+async function pulledAndBundled(content: string) {
+  const entry = MODEL_CATALOG.find((e) => e.name === DEFAULT_MODEL_NAME)!;
+  const pulled = path.join(dir, entry.fileName);
+  const bundled = path.join(dir, 'small.gguf');
+  writeFileSync(pulled, content);
+  await writeVerifiedMark(pulled, entry.sha256);
+  writeFileSync(bundled, 'small model');
+  return { entry, pulled, bundled };
+}
+
 test('a failed load is tried again once its file changed, looked at no more than every RETRY_CHECK_MS', async () => {
   let now = 1_000;
   const loader = fileLoader();
@@ -92,12 +103,7 @@ test('a replaced model leaves service at once and is disposed only when the mode
 
 test('the pulled model failing to load: the bundled model answers, labelled fallback, and the notice says why', async () => {
   let now = 1_000;
-  const entry = MODEL_CATALOG.find((e) => e.name === DEFAULT_MODEL_NAME)!;
-  const pulled = path.join(dir, entry.fileName);
-  const bundled = path.join(dir, 'small.gguf');
-  writeFileSync(pulled, 'corrupt');
-  await writeVerifiedMark(pulled, entry.sha256);
-  writeFileSync(bundled, 'small model');
+  const { entry, pulled, bundled } = await pulledAndBundled('corrupt');
   const files = fileLoader();
   const loader: ModelLoader = async (options, logger) => (options.path === pulled && readFileSync(pulled, 'utf8') === 'corrupt'
     ? { kind: 'invalid', message: `${pulled} is not a valid GGUF file.` }
@@ -120,12 +126,7 @@ test('the pulled model failing to load: the bundled model answers, labelled fall
 
 test('a model that dies in service is replaced by the fallback and not loaded again until its file changes', async () => {
   let now = 1_000;
-  const entry = MODEL_CATALOG.find((e) => e.name === DEFAULT_MODEL_NAME)!;
-  const pulled = path.join(dir, entry.fileName);
-  const bundled = path.join(dir, 'small.gguf');
-  writeFileSync(pulled, 'model that crashes');
-  await writeVerifiedMark(pulled, entry.sha256);
-  writeFileSync(bundled, 'small model');
+  const { entry, pulled, bundled } = await pulledAndBundled('model that crashes');
   const loaded: string[] = [];
   const dying = new Set<CompletionModel>();
   const loader: ModelLoader = async (options) => {
