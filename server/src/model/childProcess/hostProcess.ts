@@ -50,11 +50,18 @@ export class ModelHostProcess {
     this.exited = new Promise((resolve) => {
       // 'close', not 'exit': by then stderr is drained, and llama.cpp's last line names the cause.
       child.once('close', (code, signal) => {
-        this.onExit(code, signal);
+        this.onExit(describeExit(code, signal, crashCause(this.stderrTail)));
         resolve();
       });
+      child.on('error', (error) => {
+        this.logger.error(`model process: ${error.message}`);
+        // A child that never started emits no 'close' to wait for.
+        if (child.pid === undefined) {
+          this.onExit(`the model process could not start (${error.message})`);
+          resolve();
+        }
+      });
     });
-    child.on('error', (error) => this.logger.error(`model process: ${error.message}`));
     child.on('message', (message: HostMessage) => this.onMessage(message));
     forwardLines(child.stdout, (line) => this.logger.debug(`model process stdout: ${line}`));
     forwardLines(child.stderr, (line) => this.onStderr(line));
@@ -143,15 +150,19 @@ export class ModelHostProcess {
     this.logger.debug(`model process stderr: ${line}`);
   }
 
-  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
-    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    const cause = crashCause(this.stderrTail);
-    this.exitDescription = `the model process ${how}${cause ? ` (${cause})` : ''}`;
+  private onExit(description: string): void {
+    if (this.exitDescription !== undefined) return;
+    this.exitDescription = description;
     if (!this.stopping) this.logger.error(`${this.exitDescription}; its last lines: ${this.stderrTail.join(' | ') || 'none'}`);
     const error = new ModelHostExitedError(this.exitDescription);
     for (const pending of this.pending.values()) pending.reject(error);
     this.pending.clear();
   }
+}
+
+function describeExit(code: number | null, signal: NodeJS.Signals | null, cause: string | undefined): string {
+  const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+  return `the model process ${how}${cause ? ` (${cause})` : ''}`;
 }
 
 /**
