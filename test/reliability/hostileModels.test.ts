@@ -54,6 +54,8 @@ beforeAll(async () => {
   }
   mkdirSync(file('a directory'));
   hostile.push(file('a directory'));
+  // And switched to at run time, after the server has served on other files.
+  for (const [name, changes] of LLAMA_ABORTS) hostile.push(await writeAbortingModel(workspace.modelPath, file(`${name} switched to`), changes));
 });
 
 afterAll(async () => {
