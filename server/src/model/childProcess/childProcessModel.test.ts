@@ -137,6 +137,24 @@ describe('llama.cpp aborting the host', () => {
     await doomed.dispose();
   });
 
+  test('a host that does not answer a cancelled request is stopped, and counts as failed', async () => {
+    process.env[HOST_FAULT_VARIABLE] = 'hang-at-generate';
+    const loaded = await loadModelInChildProcess(options(tiny.path), logger, { abortGraceMs: 300 })
+      .finally(() => delete process.env[HOST_FAULT_VARIABLE]);
+    if (loaded.kind !== 'ok') throw new Error(loaded.message);
+    const stuck = loaded.model as ChildProcessCompletionModel;
+    const session = await stuck.createSession();
+    const controller = new AbortController();
+    const running = session.generate(stuck.tokenize(SOURCE), { maxTokens: 8, singleLine: false }, controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stuck.failure).toBeUndefined(); // a slow answer is not a failure until it is cancelled
+    controller.abort();
+    await expect(running).rejects.toBeInstanceOf(ModelHostExitedError);
+    expect(stuck.failure).toMatch(/stopped answering \(no reply 0\.3 s after a cancel\)/);
+    expect(() => process.kill(stuck.hostPid!, 0)).toThrow(/ESRCH/);
+    await stuck.dispose();
+  });
+
   test('dispose ends the host process', async () => {
     const model = await loadHosted(tiny.path);
     const pid = model.hostPid!;

@@ -13,7 +13,7 @@ import type {
 import { fileStamp } from '../../util/fileStamp.js';
 import type { Logger } from '../../util/logger.js';
 import type { ModelVocabulary } from '../llama/llamaVocabulary.js';
-import { ModelHostExitedError, ModelHostProcess } from './hostProcess.js';
+import { ModelHostExitedError, ModelHostProcess, type ModelHostOptions } from './hostProcess.js';
 import type { OperationResults, SessionOperation } from './hostProtocol.js';
 
 export { ModelHostExitedError } from './hostProcess.js';
@@ -22,9 +22,11 @@ export { ModelHostExitedError } from './hostProcess.js';
  * Loads `options.path` in a new model host. A host that dies while loading (llama.cpp asserted
  * on the file) is an `error` that names the cause; the server process is untouched.
  */
-export async function loadModelInChildProcess(options: LoadModelOptions, logger: Logger): Promise<LoadModelResult> {
+export async function loadModelInChildProcess(
+  options: LoadModelOptions, logger: Logger, hostOptions: ModelHostOptions = {},
+): Promise<LoadModelResult> {
   const stamp = fileStamp(options.path);
-  const host = ModelHostProcess.start(logger);
+  const host = ModelHostProcess.start(logger, hostOptions);
   // This process needs llama.cpp's runtime for the vocabulary: started while the host loads.
   const vocabularyModule = import('../llama/llamaVocabulary.js');
   void vocabularyModule.then((module) => module.prepareRuntime(), () => undefined);

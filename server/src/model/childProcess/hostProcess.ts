@@ -22,6 +22,13 @@ function hostScript(): string {
 
 /** How long a host asked to exit may take to free its model before it is killed. */
 const EXIT_GRACE_MS = 3_000;
+/**
+ * How long a host may take to answer a request it was told to abort. The host checks its signal
+ * between generated tokens and between prompt chunks of 256 tokens (seconds at worst on a slow
+ * CPU), so silence this long after an abort means it is stuck (a hung native call): it is then
+ * killed, and treated as a crash.
+ */
+export const ABORT_GRACE_MS = 30_000;
 /** The host's last stderr lines kept to name the cause of a crash (llama.cpp prints its assert there). */
 const STDERR_LINES_KEPT = 8;
 
@@ -31,6 +38,11 @@ export class ModelHostExitedError extends Error {
     super(message);
     this.name = 'ModelHostExitedError';
   }
+}
+
+export interface ModelHostOptions {
+  /** See {@link ABORT_GRACE_MS} (tests shorten it). */
+  abortGraceMs?: number;
 }
 
 interface Pending {
@@ -46,11 +58,15 @@ export class ModelHostProcess {
   private readonly exited: Promise<void>;
   private stopping = false;
 
-  private constructor(private readonly child: ChildProcess, private readonly logger: Logger) {
+  private stuck = false;
+
+  private constructor(private readonly child: ChildProcess, private readonly logger: Logger, private readonly abortGraceMs: number) {
     this.exited = new Promise((resolve) => {
       // 'close', not 'exit': by then stderr is drained, and llama.cpp's last line names the cause.
       child.once('close', (code, signal) => {
-        this.onExit(describeExit(code, signal, crashCause(this.stderrTail)));
+        this.onExit(this.stuck
+          ? `the model process stopped answering (no reply ${this.abortGraceMs / 1000} s after a cancel) and was stopped`
+          : describeExit(code, signal, crashCause(this.stderrTail)));
         resolve();
       });
       child.on('error', (error) => {
@@ -68,7 +84,7 @@ export class ModelHostProcess {
   }
 
   /** Starts a host. Its stdout is not ours: ours carries the LSP stream. */
-  static start(logger: Logger): ModelHostProcess {
+  static start(logger: Logger, options: ModelHostOptions = {}): ModelHostProcess {
     const child = fork(hostScript(), [], {
       serialization: 'advanced',
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -76,7 +92,7 @@ export class ModelHostProcess {
       // ggml would otherwise try to attach gdb for a backtrace before it aborts (seconds).
       env: { ...process.env, GGML_NO_BACKTRACE: '1' },
     });
-    return new ModelHostProcess(child, logger);
+    return new ModelHostProcess(child, logger, options.abortGraceMs ?? ABORT_GRACE_MS);
   }
 
   /** Why the host is gone, for the user (undefined while it runs, or after a requested exit). */
@@ -105,7 +121,10 @@ export class ModelHostProcess {
     const reply = new Promise<{ value: unknown; reuse?: ReuseCounts }>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     this.send({ ...operation, id } as ParentMessage);
     if (signal) {
-      const abort = () => this.send({ op: 'abort', id });
+      const abort = () => {
+        this.send({ op: 'abort', id });
+        this.expectAnswerSoon(id);
+      };
       if (signal.aborted) abort();
       else {
         signal.addEventListener('abort', abort, { once: true });
@@ -123,6 +142,17 @@ export class ModelHostProcess {
     const timer = setTimeout(() => this.child.kill('SIGKILL'), EXIT_GRACE_MS);
     await this.exited;
     clearTimeout(timer);
+  }
+
+  /** Kills the host if request `id`, aborted, is still unanswered after the grace period. */
+  private expectAnswerSoon(id: number): void {
+    const timer = setTimeout(() => {
+      if (!this.pending.has(id) || this.exitDescription !== undefined) return;
+      this.stuck = true;
+      this.logger.error(`the model process did not answer ${this.abortGraceMs} ms after a cancel; stopping it`);
+      this.child.kill('SIGKILL');
+    }, this.abortGraceMs);
+    timer.unref();
   }
 
   private send(message: ParentMessage): void {

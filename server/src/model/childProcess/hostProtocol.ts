@@ -78,7 +78,8 @@ export function decodeError(wire: WireError): Error {
 
 /**
  * Test hook: `REPOSHAPLEY_MODEL_HOST_FAULT=abort-at-<op>` makes the host abort natively (SIGABRT,
- * as llama.cpp's GGML_ASSERT does) when that operation arrives. Real asserts at evaluation time
+ * as llama.cpp's GGML_ASSERT does) when that operation arrives; `hang-at-<op>` makes it never
+ * answer that operation (a hung native call). Real asserts at evaluation time
  * need a model file that passes every header check, which the tests cannot make on demand.
  */
 export const HOST_FAULT_VARIABLE = 'REPOSHAPLEY_MODEL_HOST_FAULT';

@@ -41,7 +41,7 @@ async function handle(message: ParentMessage): Promise<void> {
   const controller = new AbortController();
   running.set(message.id, controller);
   try {
-    injectFault(message.op);
+    await injectFault(message.op);
     const value = await perform(message, controller.signal);
     const session = 'session' in message ? sessions.get(message.session) : undefined;
     const reuse = session ? { last: session.lastReusedTokens, total: session.totalReusedTokens } : undefined;
@@ -106,8 +106,12 @@ function abortReason(): Error {
   return error;
 }
 
-function injectFault(op: string): void {
-  if (process.env[HOST_FAULT_VARIABLE] === `abort-at-${op}`) process.abort();
+function injectFault(op: string): Promise<void> {
+  const fault = process.env[HOST_FAULT_VARIABLE];
+  if (fault === `abort-at-${op}`) process.abort();
+  // A hung native call: this request never answers, aborted or not.
+  if (fault === `hang-at-${op}`) return new Promise(() => undefined);
+  return Promise.resolve();
 }
 
 async function shutDown(): Promise<void> {
