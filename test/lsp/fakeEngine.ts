@@ -134,7 +134,7 @@ export class FakeEngine implements CompletionEngine {
     const traceId = `trace-${this.completeCalls.length}`;
     const text = `completion_${request.line}_${request.character}`;
     this.traces.set(traceId, { ...fakeTrace(traceId, request, text, this.indexVersion), model: { ...this.model, layout: 'plain-fim' } });
-    return { kind: 'ok', text, traceId, cached: false };
+    return { kind: 'ok', text, traceId, cached: false, latencyMs: 17 };
   }
 
   trace(traceId?: string): CompletionTrace | undefined {

@@ -107,6 +107,8 @@ describe('LSP layer over stdio (fake engine)', () => {
     expect(item.range).toEqual({ start: { line: 10, character: END_CURSOR.character }, end: { line: 10, character: END_CURSOR.character } });
     const traceId = item.command?.arguments?.[0] as string;
     expect(item.command?.command).toBe('reposhapley.trace');
+    // The status carries the latency the outcome reported (the fake engine's 17 ms).
+    await client.waitFor('status with latency', () => client.received('reposhapley/status').some((s) => (s as { lastLatencyMs?: number }).lastLatencyMs === 17));
     const trace = await client.connection.sendRequest<{ traceId: string; completion: string } | null>('reposhapley/completionTrace', { traceId });
     expect(trace?.completion).toBe(item.insertText);
     expect(await client.connection.sendRequest('reposhapley/completionTrace', {})).toMatchObject({ traceId });

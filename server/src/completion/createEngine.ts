@@ -251,7 +251,7 @@ class RepoShapleyEngine implements CompletionEngine {
     const traced: TraceModel = { label: loaded.label, layout: layout.name, fallback: loaded.isFallback };
     this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced });
     this.latestTraceId = traceId;
-    return { kind: 'ok', text: output.text, traceId, cached: false };
+    return { kind: 'ok', text: output.text, traceId, cached: false, latencyMs: output.trace.timings.totalMs };
   }
 
   trace(traceId?: string): CompletionTrace | undefined {

@@ -55,7 +55,11 @@ export interface CompletionRequest {
 
 /** Outcome of a completion: expected outcomes are values, not exceptions. */
 export type CompletionOutcome =
-  | { kind: 'ok'; text: string; traceId: string; cached: boolean }
+  | {
+    kind: 'ok'; text: string; traceId: string; cached: boolean;
+    /** The pipeline's own wall time for this completion (its trace's `timings.totalMs`). */
+    latencyMs: number;
+  }
   | { kind: 'cancelled' }
   | { kind: 'disabled' }
   | { kind: 'no-model'; message: string }

@@ -5,7 +5,7 @@
  * Every non-ok outcome is "nothing" for the client; what the user must know arrives as a notice.
  */
 import type { Command } from 'vscode-languageserver/node';
-import type { CompletionOutcome, CompletionEngine } from '../completion/engine.js';
+import type { CompletionOutcome } from '../completion/engine.js';
 import { completionCacheKey, type CachedCompletion } from './cache.js';
 import type { CancellationLike, DomainPosition } from './converters.js';
 import type { ServerState } from './state.js';
@@ -53,7 +53,7 @@ export async function completeAtCursor(
   const result = await state.scheduler.schedule(request.uri, request.trigger, token, (signal) =>
     engine.complete({ uri: request.uri, ...request.position, trigger: request.trigger, mode: request.mode }, signal));
   if (result.kind === 'cancelled') return undefined;
-  const completion = fromOutcome(state, engine, request.uri, result.value);
+  const completion = fromOutcome(state, request.uri, result.value);
   if (completion && state.documents.version(request.uri) === context.version) {
     state.cache.set(key, completion);
     state.typedThrough.remember(request.uri, context, requestKey, completion);
@@ -61,13 +61,11 @@ export async function completeAtCursor(
   return completion;
 }
 
-/** Outcome -> text, reporting what the client or the log should know. */
-function fromOutcome(
-  state: ServerState, engine: CompletionEngine, uri: string, outcome: CompletionOutcome,
-): CachedCompletion | undefined {
+/** Outcome -> text, reporting what the client or the log should know (the latency comes with the outcome). */
+function fromOutcome(state: ServerState, uri: string, outcome: CompletionOutcome): CachedCompletion | undefined {
   switch (outcome.kind) {
     case 'ok':
-      reportLatency(state, engine, outcome.traceId);
+      state.status.completed(outcome.latencyMs);
       return { text: outcome.text, traceId: outcome.traceId };
     case 'no-model':
       state.status.modelMissing(outcome.message);
@@ -82,11 +80,6 @@ function fromOutcome(
     case 'disabled':
       return undefined;
   }
-}
-
-/** A finished completion means the model works: status `ready` with the latency. */
-function reportLatency(state: ServerState, engine: CompletionEngine, traceId: string): void {
-  state.status.completed(engine.trace(traceId)?.timings.totalMs);
 }
 
 function logUnknownOnce(state: ServerState, uri: string, reason: string): void {
