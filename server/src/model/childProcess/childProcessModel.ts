@@ -29,7 +29,7 @@ export async function loadModelInChildProcess(
   const host = ModelHostProcess.start(logger, hostOptions);
   // This process needs llama.cpp's runtime for the vocabulary: started while the host loads.
   const vocabularyModule = import('../llama/llamaVocabulary.js');
-  void vocabularyModule.then((module) => module.prepareRuntime(), () => undefined);
+  void vocabularyModule.then((module) => module.prepareVocabularyRuntime(), () => undefined);
   try {
     const { value: reply } = await host.request({ op: 'load', options });
     if (reply.kind !== 'ok') {

@@ -1,5 +1,5 @@
 /**
- * One llama.cpp runtime (node-llama-cpp `Llama`) per process, shared by every loaded model.
+ * One llama.cpp runtime (node-llama-cpp `Llama`) per process and kind, shared by every loaded model.
  * Its native log callback is process-wide, so logs are routed to the loggers of the models
  * currently loaded, never to stdout (stdout carries the LSP protocol).
  */
@@ -8,7 +8,15 @@ import { getLlama, LlamaLogLevel, type Llama } from 'node-llama-cpp';
 import type { Logger } from '../../util/logger.js';
 
 const logSinks = new Set<Logger>();
-let runtime: Promise<Llama> | undefined;
+
+/**
+ * `gpu`: GPU when one is usable (models that evaluate); `cpu`: never touch a GPU (a vocabulary
+ * only: the server tokenizes while its model host evaluates, and a GPU runtime there would
+ * initialize the device and hold its memory for nothing).
+ */
+export type RuntimeKind = 'gpu' | 'cpu';
+
+const runtimes = new Map<RuntimeKind, Promise<Llama>>();
 
 /** A registration of a model's logger with the shared runtime; release it on dispose. */
 export interface RuntimeLease {
@@ -17,36 +25,40 @@ export interface RuntimeLease {
 }
 
 /**
- * The shared runtime, created on first use: prebuilt binaries only (`build: 'never'`, so a
- * missing binary fails fast instead of compiling llama.cpp), GPU when one is usable, and a
- * thread cap of the machine's parallelism (node-llama-cpp's default of at least 4 threads
- * made generation 100x slower on 2 cores). Contexts never ask for more (`resolveThreads`).
+ * The shared runtime of its kind, created on first use: prebuilt binaries only (`build: 'never'`,
+ * so a missing binary fails fast instead of compiling llama.cpp), and a thread cap of the machine's
+ * parallelism (node-llama-cpp's default of at least 4 threads made generation 100x slower on 2
+ * cores). Contexts never ask for more (`resolveThreads`).
  */
-export async function acquireRuntime(logger: Logger): Promise<RuntimeLease> {
-  const llama = await startRuntime();
+export async function acquireRuntime(logger: Logger, kind: RuntimeKind = 'gpu'): Promise<RuntimeLease> {
+  const llama = await startRuntime(kind);
   logSinks.add(logger);
   return { llama, release: () => logSinks.delete(logger) };
 }
 
 /**
- * Starts creating the runtime without waiting for it (loading the native binding takes ~0.3 s),
+ * Starts creating a runtime without waiting for it (loading the native binding takes ~0.3 s),
  * so a later {@link acquireRuntime} finds it ready. A failure surfaces there, not here.
  */
-export function prepareRuntime(): void {
-  startRuntime().catch(() => undefined);
+export function prepareRuntime(kind: RuntimeKind = 'gpu'): void {
+  startRuntime(kind).catch(() => undefined);
 }
 
-function startRuntime(): Promise<Llama> {
-  runtime ??= createRuntime().catch((error: unknown) => {
-    runtime = undefined; // let a later load retry
-    throw error;
-  });
+function startRuntime(kind: RuntimeKind): Promise<Llama> {
+  let runtime = runtimes.get(kind);
+  if (!runtime) {
+    runtime = createRuntime(kind).catch((error: unknown) => {
+      runtimes.delete(kind); // let a later load retry
+      throw error;
+    });
+    runtimes.set(kind, runtime);
+  }
   return runtime;
 }
 
-async function createRuntime(): Promise<Llama> {
+async function createRuntime(kind: RuntimeKind): Promise<Llama> {
   return getLlama({
-    gpu: 'auto',
+    gpu: kind === 'cpu' ? false : 'auto',
     build: 'never',
     logLevel: LlamaLogLevel.warn,
     logger: routeLog,

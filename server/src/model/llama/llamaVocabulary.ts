@@ -7,9 +7,12 @@
  */
 import type { Token } from 'node-llama-cpp';
 import type { Logger } from '../../util/logger.js';
-import { acquireRuntime } from './llamaRuntime.js';
+import { acquireRuntime, prepareRuntime } from './llamaRuntime.js';
 
-export { prepareRuntime } from './llamaRuntime.js';
+/** Starts the CPU-only runtime the vocabulary is read with (see {@link loadLlamaVocabulary}). */
+export function prepareVocabularyRuntime(): void {
+  prepareRuntime('cpu');
+}
 
 export interface ModelVocabulary {
   /** Plain text, special tokens never parsed (as LlamaCompletionModel.tokenize). */
@@ -25,7 +28,7 @@ export interface ModelVocabulary {
  * cannot raise SIGBUS in this process.
  */
 export async function loadLlamaVocabulary(path: string, logger: Logger): Promise<ModelVocabulary> {
-  const lease = await acquireRuntime(logger);
+  const lease = await acquireRuntime(logger, 'cpu'); // a vocabulary needs no GPU
   try {
     const model = await lease.llama.loadModel({ modelPath: path, vocabOnly: true, useMmap: false, gpuLayers: 0 });
     return {
