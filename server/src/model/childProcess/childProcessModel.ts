@@ -26,7 +26,12 @@ export async function loadModelInChildProcess(
   options: LoadModelOptions, logger: Logger, hostOptions: ModelHostOptions = {},
 ): Promise<LoadModelResult> {
   const stamp = fileStamp(options.path);
-  const host = ModelHostProcess.start(logger, hostOptions);
+  let host: ModelHostProcess;
+  try {
+    host = ModelHostProcess.start(logger, hostOptions);
+  } catch (error) {
+    return { kind: 'error', message: `Could not load model ${options.path}: ${(error as Error).message}` };
+  }
   // This process needs llama.cpp's runtime for the vocabulary: started while the host loads.
   const vocabularyModule = import('../llama/llamaVocabulary.js');
   void vocabularyModule.then((module) => module.prepareVocabularyRuntime(), () => undefined);

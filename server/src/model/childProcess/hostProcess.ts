@@ -85,7 +85,9 @@ export class ModelHostProcess {
 
   /** Starts a host. Its stdout is not ours: ours carries the LSP stream. */
   static start(logger: Logger, options: ModelHostOptions = {}): ModelHostProcess {
-    const child = fork(hostScript(), [], {
+    const script = hostScript();
+    if (!existsSync(script)) throw new Error(`the model host ${script} is missing: the server's install is incomplete (run npm run build, or reinstall)`);
+    const child = fork(script, [], {
       serialization: 'advanced',
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       execArgv: [],
