@@ -60,10 +60,17 @@ PY
 fi
 
 [[ -f dist/models/labeling/labelCorpus.js ]] || npm run build
-[[ -d "$cache/corpus" ]] || nice -n 10 node dist/models/corpus/buildCorpus.js
+# The corpus's manifest and summary go to the cache: models/default/ holds the record of the corpus
+# the shipped small model was trained on, and a rebuild here (other Debian versions) must not change it.
+[[ -d "$cache/corpus" ]] || nice -n 10 node dist/models/corpus/buildCorpus.js \
+  --manifest "$cache/corpus-manifest.tsv.gz" --summary "$cache/corpus-summary.json"
+# The manifest that matches the files in the cache: this script's rebuild, else the committed one
+# (a corpus built by the training pipeline). Feature extraction must read the same one (--manifest).
+manifest="$cache/corpus-manifest.tsv.gz"
+[[ -f "$manifest" ]] || manifest=models/default/corpus-manifest.tsv.gz
 node dist/server/src/main.js model pull qwen2.5-coder-0.5b >/dev/null
 stop_labeler
-nohup nice -n 10 node dist/models/labeling/labelCorpus.js --model qwen2.5-coder-0.5b --out "$out" \
+nohup nice -n 10 node dist/models/labeling/labelCorpus.js --model qwen2.5-coder-0.5b --out "$out" --manifest "$manifest" \
   --budgets 384,64,384 --targets-per-package 6 --threads 2 "$@" > "$out/labeler.log" 2>&1 &
 echo $! > "$pidfile"
 echo "labeling in the background (pid $!), log $out/labeler.log"
