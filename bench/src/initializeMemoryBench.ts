@@ -16,10 +16,6 @@ import { REPO_ROOT } from './repoPaths.js';
 
 const WORKSPACE = path.join(REPO_ROOT, 'test', 'fixtures', 'lsp-workspace');
 
-function childrenOf(pid: number): number[] {
-  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-}
-
 async function main(): Promise<void> {
   const options = new Command()
     .option('--model <file|name>', 'GGUF or catalog name', 'qwen2.5-coder-0.5b')
@@ -34,7 +30,7 @@ async function main(): Promise<void> {
   client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version: 1, text } });
   const { answer } = client.request('textDocument/inlineCompletion', { textDocument: { uri }, position: { line: 10, character: 22 }, context: { triggerKind: 1 } });
   const completion = (await client.within('completion', answer, 120_000)).result as { items: { insertText: string }[] };
-  const sample = () => ({ serverKiB: client.rssKiB(), hostsKiB: childrenOf(client.pid).map((pid) => client.rssKiB(pid)) });
+  const sample = () => ({ serverKiB: client.rssKiB(), hostsKiB: client.childPids().map((pid) => client.rssKiB(pid)) });
   const afterOne = sample();
   for (let i = 1; i < options.count; i++) {
     const repeated = client.request('initialize', { processId: process.pid, rootUri: pathToFileURL(WORKSPACE).href, capabilities: {}, initializationOptions: settings });

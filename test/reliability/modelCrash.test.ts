@@ -4,7 +4,7 @@
  * is answered, the user is told once what happened, the file is not loaded again until it
  * changes, and the host never outlives the server.
  */
-import { copyFileSync, readFileSync, renameSync } from 'node:fs';
+import { copyFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, afterAll, expect, test } from 'vitest';
 import { HOST_FAULT_VARIABLE } from '../../server/src/model/childProcess/hostProtocol.js';
@@ -30,15 +30,6 @@ afterAll(() => workspace?.dispose());
 /** How many times a model host died: the server logs each death once. */
 function hostDeaths(session: RawLspClient): number {
   return session.stderr.split('\n').filter((line) => /the model process was killed by SIGABRT.*; its last lines:/.test(line)).length;
-}
-
-/** The processes the server started (its model host), from /proc. */
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
 }
 
 function isRunning(pid: number): boolean {
@@ -96,7 +87,7 @@ test('a model host aborting mid-completion: the completion is answered, the mode
 test('the model host ends with the server, even when the server is killed', async () => {
   client = await startSession(workspace, tinyModelSettings(workspace.modelPath, { policy: 'none' }));
   expect((await complete(client, workspace.probeUri)).trace?.outcome).toBe('ok');
-  const hosts = childrenOf(client.pid);
+  const hosts = client.childPids();
   expect(hosts).toHaveLength(1);
   client.child.kill('SIGKILL');
   await client.exited;

@@ -221,6 +221,15 @@ export class RawLspClient {
     }
   }
 
+  /** The processes the server started (its model host), from /proc; empty once it exited. */
+  childPids(): number[] {
+    try {
+      return readFileSync(`/proc/${this.pid}/task/${this.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  }
+
   /** Ends stdin (the client vanishes) and waits for the exit. */
   async closeStdin(timeoutMs = 15_000): Promise<ExitStatus> {
     this.child.stdin!.end();

@@ -190,9 +190,8 @@ export class ModelManager {
       const options: LoadModelOptions = { path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers };
       // Stamped before loading: a file that changes while it loads is seen as changed afterwards.
       const stamp = fileStamp(options.path);
-      const result = this.crashed.get(options.path)?.stamp === stamp
-        ? { kind: 'error' as const, message: this.crashed.get(options.path)?.message ?? '' }
-        : await this.loadOne(options);
+      const crash = this.crashed.get(options.path);
+      const result = crash?.stamp === stamp ? { kind: 'error' as const, message: crash.message } : await this.loadOne(options);
       if (result.kind === 'ok') {
         const loaded = { model: result.model, label: candidate.label, path: options.path, stamp };
         return { state: this.loaded(result.model, candidate, request, problems), failure, loaded };
