@@ -44,6 +44,15 @@ export interface CompletionSettings {
   model: string;
   /** Where catalog models are stored; empty means the environment's cache directory. */
   modelCacheDir: string;
+  /**
+   * URL of a running llama.cpp `llama-server` (`http://host:8080`) that evaluates the model; empty
+   * means the model runs in this process's model host. Indexing, retrieval and prompts stay local.
+   */
+  modelServer: string;
+  /** Sent as `Authorization: Bearer …` to the model server (its `--api-key`); empty sends none. */
+  modelServerApiKey: string;
+  /** Longest wait for one model-server request, in milliseconds; then the completion is empty. */
+  modelServerTimeoutMs: number;
   policy: PolicyName;
   /** Which FIM layout a model without control tokens gets (prompt/layouts.ts). */
   layout: LayoutPreference;
@@ -155,6 +164,19 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   modelCacheDir: {
     type: 'string', default: '',
     description: 'Where catalog models are kept; empty: `$REPOSHAPLEY_CACHE_DIR`, then `$XDG_CACHE_HOME/reposhapley/models`, then `~/.cache/reposhapley/models`.',
+  },
+  modelServer: {
+    type: 'string', default: '',
+    description: 'URL of a shared llama.cpp `llama-server` (e.g. `http://gpu-box:8080`) that runs the model; empty: the model runs on this machine.',
+  },
+  modelServerApiKey: {
+    type: 'string', default: '',
+    description: 'API key for `modelServer` (llama-server `--api-key`), sent as a bearer token; empty: `$REPOSHAPLEY_MODEL_SERVER_API_KEY`, else none.',
+  },
+  // A GPU server answers in well under a second; a CPU one reading a 4K-token prompt takes tens.
+  modelServerTimeoutMs: {
+    type: 'integer', default: 30_000, min: 100, max: 600_000,
+    description: 'Milliseconds one request to `modelServer` may take before it is abandoned and the completion comes back empty.',
   },
   policy: {
     type: 'string', default: 'auto', enum: POLICY_NAMES,

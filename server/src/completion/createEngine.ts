@@ -28,6 +28,7 @@ import { DecisionCache } from '../control/decisionCache.js';
 import { runPipeline } from './pipeline.js';
 import { mergeSettings, settingsFrom } from './settings.js';
 import { Mutex } from '../util/mutex.js';
+import { ModelServerError } from '../model/remote/llamaServerApi.js';
 
 export interface EngineOptions {
   logger: Logger;
@@ -65,6 +66,10 @@ export function createCompletionEngine(options: EngineOptions): CompletionEngine
  * process, and the server says so and carries on with the fallback.
  */
 const loadInModelHost: ModelLoader = async (options, logger) => {
+  if (options.server) {
+    const { loadRemoteModel } = await import('../model/remote/remoteModel.js');
+    return loadRemoteModel({ url: options.path, ...options.server }, logger);
+  }
   const { loadModelInChildProcess } = await import('../model/childProcess/childProcessModel.js');
   return loadModelInChildProcess(options, logger);
 };
@@ -205,6 +210,7 @@ class RepoShapleyEngine implements CompletionEngine {
     } catch (error) {
       // An abort mid-decision surfaces as the signal's reason: a cancellation, not a failure.
       if (signal.aborted) return { kind: 'cancelled' };
+      if (error instanceof ModelServerError) return this.modelServerDown(error);
       this.logger.error(`completion failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
       // A model whose process died is replaced now, so the status and the notice say so at once.
       if (acquired.state.model.failure !== undefined) void this.warmModel();
@@ -252,6 +258,18 @@ class RepoShapleyEngine implements CompletionEngine {
     this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced });
     this.latestTraceId = traceId;
     return { kind: 'ok', text: output.text, traceId, cached: false, latencyMs: output.trace.timings.totalMs };
+  }
+
+  /**
+   * The model server stopped answering (down, slow, refused): the completion is empty, the user is
+   * told once, and the status reads `no-model` until a completion succeeds again.
+   */
+  private modelServerDown(error: ModelServerError): CompletionOutcome {
+    const message = `The model server ${this.settings.modelServer} is not answering (${error.failure}): completions are empty until it is ` +
+      'back. Start or restart llama-server there, or fix reposhapley.modelServer.';
+    this.logger.debug(`model server request failed: ${error.message}`);
+    this.notify({ severity: 'warning', message, status: 'no-model' });
+    return { kind: 'no-model', message };
   }
 
   trace(traceId?: string): CompletionTrace | undefined {

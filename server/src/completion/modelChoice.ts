@@ -24,6 +24,8 @@ export interface ModelCandidate {
   isFallback: boolean;
   /** How to fetch this file again when it fails to load (a pulled catalog model). */
   repair?: string;
+  /** `path` is the URL of a model server (the `modelServer` setting), not a file. */
+  remote?: boolean;
 }
 
 /** Files to try in order, and why the first is a fallback, when it is. */
@@ -78,8 +80,12 @@ export function modelFileFromArgument(value: string): string {
 
 /** The files to try for these settings. */
 export function planModel(
-  settings: Pick<CompletionSettings, 'modelPath' | 'model' | 'modelCacheDir'>, inputs: ModelPlanInputs = {},
+  settings: Pick<CompletionSettings, 'modelPath' | 'model' | 'modelCacheDir'> & Partial<Pick<CompletionSettings, 'modelServer'>>,
+  inputs: ModelPlanInputs = {},
 ): ModelPlan {
+  // A team's model server replaces every local file: no fallback answers in its place, so a
+  // server that is down shows as such instead of as worse completions.
+  if (settings.modelServer) return { candidates: [{ path: settings.modelServer, label: settings.modelServer, isFallback: false, remote: true }] };
   const env = inputs.env ?? process.env;
   const bundledPath = (inputs.bundled ?? findBundledModel)();
   const fallback: ModelCandidate[] = bundledPath

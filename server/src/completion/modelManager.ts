@@ -42,6 +42,12 @@ export const NO_MODEL_MESSAGE =
  */
 export const RETRY_CHECK_MS = 2_000;
 
+/**
+ * How often a model server that could not be reached is tried again. The retry runs in the
+ * background: requests meanwhile get the failure at once instead of waiting on the network.
+ */
+export const REMOTE_RETRY_MS = 3_000;
+
 export interface ModelManagerOptions {
   /**
    * The lock completions hold while they use a model. A replaced model is disposed only while
@@ -62,6 +68,7 @@ interface LoadRequest {
   threads: number;
   gpuLayers: LoadModelOptions['gpuLayers'];
   layout: LayoutPreference;
+  server?: LoadModelOptions['server'];
 }
 
 /** One load: its settings key, its outcome, and for a failure what to watch for a retry. */
@@ -85,10 +92,14 @@ interface FailedLoad {
   path: string;
   stamp: string;
   checkedAt: number;
+  /** A model server, retried every REMOTE_RETRY_MS rather than when a file changes. */
+  remote?: boolean;
 }
 
 export class ModelManager {
   private current?: Load;
+  /** A model server tried again while `current` (its failure) keeps answering. */
+  private retrying?: Load;
   /** Models in service: a model leaves this set when it is replaced, before it is disposed. */
   private readonly live = new Set<CompletionModel>();
   private readonly lock: Mutex;
@@ -114,9 +125,17 @@ export class ModelManager {
   /** The model for these settings, loading (or reloading) it when needed. */
   get(settings: CompletionSettings): Promise<ModelState> {
     const plan = planModel(settings, this.planInputs);
-    const request: LoadRequest = { ...plan, threads: settings.threads, gpuLayers: settings.gpuLayers, layout: settings.layout };
+    const request: LoadRequest = {
+      ...plan, threads: settings.threads, gpuLayers: settings.gpuLayers, layout: settings.layout,
+      ...(settings.modelServer ? { server: serverOptions(settings) } : {}),
+    };
     const key = JSON.stringify(request);
+    if (this.current?.key === key && this.current.failure?.remote) {
+      if (this.shouldRetry(this.current)) this.retryInBackground(key, request);
+      return this.current.state;
+    }
     if (this.current?.key !== key || this.shouldRetry(this.current) || this.hasDied(this.current)) {
+      this.retrying = undefined;
       this.current = this.startLoad(key, request);
     }
     return this.current.state;
@@ -144,9 +163,27 @@ export class ModelManager {
    */
   private shouldRetry(load: Load): boolean {
     const failure = load.failure;
-    if (!failure || this.now() - failure.checkedAt < RETRY_CHECK_MS) return false;
+    if (!failure || this.now() - failure.checkedAt < (failure.remote ? REMOTE_RETRY_MS : RETRY_CHECK_MS)) return false;
     failure.checkedAt = this.now();
-    return fileStamp(failure.path) !== failure.stamp;
+    return failure.remote === true || fileStamp(failure.path) !== failure.stamp;
+  }
+
+  /** Connect to the model server again; the new load becomes current once it answered. */
+  private retryInBackground(key: string, request: LoadRequest): void {
+    if (this.retrying) return;
+    const retry = this.startLoad(key, request);
+    this.retrying = retry;
+    void retry.state.then(() => {
+      if (this.retrying !== retry) return;
+      this.retrying = undefined;
+      if (this.current?.key !== key) {
+        if (retry.loaded) void this.retire(retry.loaded.model);
+        return;
+      }
+      // Still failing: keep the first failure's time, so the next retry waits its turn.
+      if (retry.failure) retry.failure.checkedAt = this.now();
+      this.current = retry;
+    });
   }
 
   /**
@@ -187,7 +224,9 @@ export class ModelManager {
     let failure: FailedLoad | undefined;
     const problems: string[] = request.notice ? [request.notice] : [];
     for (const candidate of request.candidates) {
-      const options: LoadModelOptions = { path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers };
+      const options: LoadModelOptions = {
+        path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers, ...(candidate.remote ? { server: request.server } : {}),
+      };
       // Stamped before loading: a file that changes while it loads is seen as changed afterwards.
       const stamp = fileStamp(options.path);
       const crash = this.crashed.get(options.path);
@@ -196,7 +235,7 @@ export class ModelManager {
         const loaded = { model: result.model, label: candidate.label, path: options.path, stamp };
         return { state: this.loaded(result.model, candidate, request, problems), failure, loaded };
       }
-      failure ??= { path: options.path, stamp, checkedAt: this.now() };
+      failure ??= { path: options.path, stamp, checkedAt: this.now(), ...(candidate.remote ? { remote: true } : {}) };
       problems.push(candidate.isFallback ? `The bundled fallback failed too: ${result.message}` : withRepair(result.message, candidate));
     }
     const message = problems.join(' ') || NO_MODEL_MESSAGE;
@@ -217,7 +256,9 @@ export class ModelManager {
       `(${info.threads} threads, ${info.gpuLayers} GPU layers, control tokens: ${info.hasControlTokens}, layout ${layout.name})`,
     );
     this.live.add(model);
-    const state: ModelState = { kind: 'ok', model, layout, label: candidate.label, isFallback: candidate.isFallback };
+    // A server's model is named by the file it serves, and where.
+    const label = candidate.remote ? `${info.name ?? 'model'} at ${candidate.path}` : candidate.label;
+    const state: ModelState = { kind: 'ok', model, layout, label, isFallback: candidate.isFallback };
     if (problems.length > 0) state.notice = problems.join(' ');
     if (request.pullable) state.pullable = request.pullable;
     return state;
@@ -236,6 +277,12 @@ export class ModelManager {
       release?.();
     }
   }
+}
+
+/** The model-server request options; the API key may come from the environment, out of settings files. */
+function serverOptions(settings: CompletionSettings): NonNullable<LoadModelOptions['server']> {
+  const apiKey = settings.modelServerApiKey || process.env.REPOSHAPLEY_MODEL_SERVER_API_KEY || undefined;
+  return { timeoutMs: settings.modelServerTimeoutMs, ...(apiKey ? { apiKey } : {}) };
 }
 
 function once<T>(compute: () => T): () => T {

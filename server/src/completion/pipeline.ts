@@ -63,7 +63,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps, sign
   const { settings, model } = input;
   const policy = resolvePolicy(settings.policy, model.info, deps.logger);
   let retrievalMs = 0;
-  const context = buildContext(input, deps, split, signal, (ms) => (retrievalMs += ms));
+  const context = await buildContext(input, deps, split, signal, (ms) => (retrievalMs += ms));
   const promptMs = performance.now() - started;
   const result = await policy.run(context);
   const text = postProcess(result.generated.text, split, isMultiLine(input, split));
@@ -80,22 +80,26 @@ function isMultiLine(input: PipelineInput, split: CursorSplit): boolean {
   return input.mode === 'block' || (input.mode !== 'line' && isBlockPosition(split));
 }
 
-function buildContext(
+/**
+ * The policy's context. Planning and packing tokenize through `tokenizer.prepared`: with a model
+ * server, the lines a prompt needs are tokenized there in a batch first (prompt/lineTokenizer.ts).
+ */
+async function buildContext(
   input: PipelineInput, deps: PipelineDeps, split: CursorSplit, signal: AbortSignal, addRetrievalMs: (ms: number) => void,
-): PolicyContext {
+): Promise<PolicyContext> {
   const { settings, model, tokenizer, layout } = input;
   const budgets = fitBudgetsToContext(settings.budgets, model.info.contextSize, settings.maxTokens, settings.topK);
-  const plan = layout.planInFile(
+  const plan = await tokenizer.prepared(() => layout.planInFile(
     { prefix: split.prefix, suffix: split.suffix, path: input.relPath ?? documentName(input.uri), repoName: input.repoName },
     budgets, tokenizer,
-  );
+  ), signal);
   let retrieved: { candidates: Candidate[]; packed: PackedChunk[] } | undefined;
   return {
     layout, session: input.session, special: model.info.special, inFile: plan, signal, decisions: input.decisions,
     needThreshold: settings.needThreshold ?? model.info.needThreshold ?? FALLBACK_NEED_THRESHOLD,
     generation: { maxTokens: settings.maxTokens, singleLine: !isMultiLine(input, split) },
     toIds: (segments) => toTokenIds(segments, model.info.special),
-    retrieveAndPack() {
+    async retrieveAndPack() {
       if (retrieved) return retrieved;
       const t0 = performance.now();
       const candidates = deps.retriever.retrieve(
@@ -103,7 +107,7 @@ function buildContext(
           prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line },
         { topK: settings.topK, windowLines: settings.windowLines },
       );
-      const packed = layout.pack(candidates, budgets, tokenizer);
+      const packed = await tokenizer.prepared(() => layout.pack(candidates, budgets, tokenizer), signal);
       addRetrievalMs(performance.now() - t0);
       return (retrieved = { candidates, packed });
     },

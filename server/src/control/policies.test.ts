@@ -50,7 +50,7 @@ function context(session: ScriptedSession, packedCount: number): PolicyContext &
     inFile: planPrompt('ab', 'cd', [], { prefixTokens: 100, suffixTokens: 100, chunkTokens: 100 }, tokenizer),
     toIds: (segments: Parameters<typeof toTokenIds>[0]) => toTokenIds(segments, IDS),
     generation: { maxTokens: 8, singleLine: true }, needThreshold: 0.5,
-    retrieveAndPack() { ctx.retrievals++; return { candidates: [], packed }; },
+    async retrieveAndPack() { ctx.retrievals++; return { candidates: [], packed }; },
   };
   return ctx;
 }

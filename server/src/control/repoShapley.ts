@@ -40,7 +40,7 @@ async function runRepoShapley(context: PolicyContext, options: RepoShapleyOption
     const result = await generateWith(context, [], []);
     return { decision: 'done', needProbability, candidates: [], packed: [], kept: [], decisionMs, selectionMs: 0, ...result };
   }
-  const { candidates, packed } = context.retrieveAndPack();
+  const { candidates, packed } = await context.retrieveAndPack();
   const selectionStart = performance.now();
   let keepProbabilities = packed.length === 0 ? [] : context.decisions?.keep(packed);
   if (keepProbabilities === undefined) {

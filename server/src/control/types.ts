@@ -19,7 +19,7 @@ export interface PolicyContext {
   /** The in-file plan (prefix and suffix fitted; nothing packed yet). */
   inFile: PromptPlan;
   /** Retrieve top-K candidates and pack those that fit the chunk budget (memoized). */
-  retrieveAndPack(): { candidates: Candidate[]; packed: PackedChunk[] };
+  retrieveAndPack(): Promise<{ candidates: Candidate[]; packed: PackedChunk[] }>;
   toIds(segments: readonly Segment[]): number[];
   generation: GenerationOptions;
   /** Threshold t_c on P(<NEED>) (Algorithm 1 line 3). */

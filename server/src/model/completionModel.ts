@@ -181,8 +181,16 @@ export interface CompletionModel {
    * the user. Every later operation rejects. Adapters that run in this process leave it unset.
    */
   readonly failure?: string;
-  /** Tokenize plain text; special-token text is NOT parsed into special ids. */
+  /**
+   * Tokenize plain text; special-token text is NOT parsed into special ids. An adapter that has
+   * {@link tokenizeMany} may answer only text tokenized through it before, and throw otherwise.
+   */
   tokenize(text: string): number[];
+  /**
+   * Tokenize many texts at once, for adapters that tokenize elsewhere (a model server): prompt
+   * building prepares its lines through this (prompt/lineTokenizer.ts), then tokenize() answers.
+   */
+  tokenizeMany?(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
   /** Text of tokens; special tokens are dropped unless `specialTokens` (for traces and debugging). */
   detokenize(tokens: number[], specialTokens?: boolean): string;
   createSession(): Promise<ModelSession>;
@@ -193,7 +201,10 @@ export interface CompletionModel {
 
 /** Options for loading a model. */
 export interface LoadModelOptions {
+  /** A GGUF file, or with {@link server} the model server's URL. */
   path: string;
+  /** Set when `path` is a llama-server URL (model/remote/). */
+  server?: { apiKey?: string; timeoutMs: number };
   /** CPU threads, at most the machine's cores; 0 = half of them, at least one (llama/llamaRuntime.ts). */
   threads: number;
   gpuLayers: 'auto' | number;

@@ -11,7 +11,20 @@ import { detachedCopy } from '../util/strings.js';
 /** Anything that turns plain text (no special tokens) into ids. */
 export interface Tokenizer {
   tokenize(text: string): number[];
+  /**
+   * Many texts at once, where tokenizing happens elsewhere (a model server): then tokenize()
+   * may throw for text not prepared, and prompts are built with {@link LineTokenizer.prepared}.
+   */
+  tokenizeMany?(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
 }
+
+/**
+ * Rounds of {@link LineTokenizer.prepared}: the first finds the lines a prompt needs, a second
+ * the few that estimates for unseen lines moved in or out of the budget; more is a bug.
+ */
+const MAX_PREPARE_ROUNDS = 4;
+/** Code averages about 3–4 characters per token: the stand-in length of a line not tokenized yet. */
+const CHARACTERS_PER_TOKEN_GUESS = 3.5;
 
 /**
  * A prompt has a few hundred distinct lines (prefix, suffix, ten chunk windows); keeping the
@@ -22,6 +35,8 @@ const DEFAULT_CACHED_LINES = 8_192;
 
 export class LineTokenizer {
   private readonly cache: LRUCache<string, number[]>;
+  /** While {@link prepared} builds: pieces not cached yet, answered with a guess. */
+  private missing?: Set<string>;
 
   constructor(private readonly tokenizer: Tokenizer, cachedLines = DEFAULT_CACHED_LINES) {
     this.cache = new LRUCache({ max: cachedLines });
@@ -29,13 +44,44 @@ export class LineTokenizer {
 
   /** Ids of one piece of text that contains at most one trailing '\n'. */
   piece(text: string): number[] {
+    if (text.length === 0) return [];
     let ids = this.cache.get(text);
+    if (!ids && this.missing) {
+      this.missing.add(text);
+      return new Array<number>(Math.ceil(text.length / CHARACTERS_PER_TOKEN_GUESS)).fill(0);
+    }
     if (!ids) {
-      ids = text.length === 0 ? [] : this.tokenizer.tokenize(text);
+      ids = this.tokenizer.tokenize(text);
       // The line is usually a slice of a whole document; a cached slice would keep it alive.
       this.cache.set(detachedCopy(text), ids);
     }
     return ids;
+  }
+
+  /**
+   * Run `build` (prompt planning, which tokenizes through this) so that every piece it reads is
+   * tokenized exactly. A synchronous tokenizer needs nothing: `build` runs once. One that
+   * tokenizes elsewhere gets the pieces `build` asked for in one batch, and `build` runs again,
+   * until it asks for nothing new.
+   */
+  async prepared<T>(build: () => T, signal?: AbortSignal): Promise<T> {
+    const tokenizeMany = this.tokenizer.tokenizeMany?.bind(this.tokenizer);
+    if (!tokenizeMany) return build();
+    for (let round = 1; ; round++) {
+      const missing = new Set<string>();
+      this.missing = missing;
+      let result: T;
+      try {
+        result = build();
+      } finally {
+        this.missing = undefined;
+      }
+      if (missing.size === 0) return result;
+      if (round === MAX_PREPARE_ROUNDS) throw new Error(`a prompt still needed ${missing.size} untokenized lines after ${round} rounds`);
+      const pieces = [...missing];
+      const ids = await tokenizeMany(pieces, signal);
+      pieces.forEach((piece, i) => this.cache.set(detachedCopy(piece), ids[i]!));
+    }
   }
 
   /** Ids of multi-line text, line by line. */

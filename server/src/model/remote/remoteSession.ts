@@ -1,0 +1,313 @@
+/**
+ * A ModelSession whose forward passes run in a llama-server slot. Each operation is one or a few
+ * `/completion` requests with the whole prompt as token ids and `cache_prompt`, so the server
+ * evaluates only what its slot does not already hold, as the local session does.
+ *
+ * - decide: both tokens biased by the same +100 (their logit difference kept, both on top),
+ *   `top_k` 2, temperature 1: the post-sampling probabilities are the two-token softmax.
+ * - decideSequence: one such request per step, the chosen token appended (a request's own
+ *   sampling is random at temperature 1, so the client chooses).
+ * - generate: a greedy stream with the top log-probabilities of each token; our loop penalty and
+ *   stop rules are applied here (greedyChoice.ts, stopRules.ts), and a penalty that changes a
+ *   token ends the stream and continues from the corrected prefix.
+ * - logLikelihood is not offered: no endpoint scores given tokens, and the labeler runs locally.
+ */
+import {
+  ContextOverflowError,
+  type BinaryDecision,
+  type GenerationOptions,
+  type GenerationResult,
+  type ModelSession,
+} from '../completionModel.js';
+import { LOOP_FREQUENCY_PENALTY } from '../llama/llamaSession.js';
+import { SerialQueue } from '../llama/serialQueue.js';
+import { findTextStop } from '../llama/stopRules.js';
+import { penalizedGreedy, type TokenChoice } from './greedyChoice.js';
+import { ModelServerError, type LlamaServerApi } from './llamaServerApi.js';
+
+/** Top log-probabilities asked per generated token; enough that a penalty's winner is listed. */
+const TOP_PROBS = 8;
+/** Asked again at a position where a penalty pushed every listed token below the list's end. */
+const WIDE_PROBS = 256;
+/** Added to both tokens of a decision: above any logit gap between them and the best token. */
+const DECISION_BIAS = 100;
+
+/** One listed token in a llama-server answer. */
+interface ServerToken {
+  id: number;
+  bytes: number[];
+  logprob?: number;
+  prob?: number;
+}
+
+interface ServerProbabilities extends ServerToken {
+  top_logprobs?: ServerToken[];
+  top_probs?: ServerToken[];
+}
+
+/** The fields of a `/completion` answer (or stream event) the adapter reads. */
+export interface CompletionAnswer {
+  stop?: boolean;
+  stop_type?: 'none' | 'eos' | 'limit' | 'word';
+  completion_probabilities?: ServerProbabilities[];
+  timings?: { cache_n?: number };
+}
+
+/** What a session needs from its model. */
+export interface RemoteSessionHooks {
+  /** End of generation: the model's end-of-text and control tokens (control tokens also print as no bytes). */
+  isStopToken(id: number, bytes: readonly number[]): boolean;
+}
+
+export class RemoteSession implements ModelSession {
+  private readonly queue = new SerialQueue();
+  private lastReused = 0;
+  private totalReused = 0;
+  private disposed = false;
+
+  constructor(
+    private readonly api: LlamaServerApi,
+    /** The server slot this session keeps its cache in; undefined lets the server pick. */
+    private readonly slot: number | undefined,
+    private readonly contextSize: number,
+    private readonly vocabularySize: number,
+    private readonly hooks: RemoteSessionHooks,
+    private readonly onDispose: () => void = () => undefined,
+  ) {}
+
+  get lastReusedTokens(): number {
+    return this.lastReused;
+  }
+
+  get totalReusedTokens(): number {
+    return this.totalReused;
+  }
+
+  decide(tokens: number[], first: number, second: number, signal?: AbortSignal): Promise<BinaryDecision> {
+    return this.queue.run(signal, async () => {
+      this.checkFits('decide', tokens.length);
+      this.checkIds(tokens, [first, second]);
+      const decision = await this.decideAfter(tokens, first, second, signal);
+      this.countReused(decision.reused);
+      return decision.decision;
+    });
+  }
+
+  decideSequence(tokens: number[], first: number, second: number, steps: number, signal?: AbortSignal): Promise<BinaryDecision[]> {
+    return this.queue.run(signal, async () => {
+      if (steps <= 0) return [];
+      this.checkFits('decideSequence', tokens.length + steps - 1);
+      this.checkIds(tokens, [first, second]);
+      const prompt = [...tokens];
+      const decisions: BinaryDecision[] = [];
+      let reused = 0;
+      while (decisions.length < steps) {
+        signal?.throwIfAborted();
+        const step = await this.decideAfter(prompt, first, second, signal);
+        if (decisions.length === 0) reused = step.reused;
+        decisions.push(step.decision);
+        prompt.push(step.decision.probabilityFirst >= 0.5 ? first : second);
+      }
+      this.countReused(reused);
+      return decisions;
+    });
+  }
+
+  logLikelihood(): Promise<number> {
+    return Promise.reject(new Error(
+      'teacher-forced log-likelihood is not available through llama-server (no endpoint scores given tokens); ' +
+      'the labeler and the training tools load the model locally',
+    ));
+  }
+
+  generate(tokens: number[], options: GenerationOptions, signal?: AbortSignal): Promise<GenerationResult> {
+    const aborted = (): GenerationResult => ({ text: '', tokens: [], stoppedBy: 'aborted' });
+    return this.queue.run(signal, () => this.generateNow(tokens, options, signal), aborted);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.onDispose();
+    await this.queue.run(undefined, async () => undefined);
+  }
+
+  private async decideAfter(
+    tokens: number[], first: number, second: number, signal?: AbortSignal,
+  ): Promise<{ decision: BinaryDecision; reused: number }> {
+    const answer = await this.api.postJson<CompletionAnswer>('/completion', {
+      ...this.common(tokens), n_predict: 1, temperature: 1, samplers: ['top_k', 'temperature'], top_k: 2,
+      n_probs: 2, post_sampling_probs: true, logit_bias: [[first, DECISION_BIAS], [second, DECISION_BIAS]],
+    }, signal);
+    const listed = answer.completion_probabilities?.[0]?.top_probs ?? [];
+    const probability = (id: number) => listed.find((t) => t.id === id)?.prob;
+    const p1 = probability(first);
+    const p2 = probability(second);
+    if (p1 === undefined || p2 === undefined) {
+      throw new ModelServerError('protocol', `the model server did not report both tokens ${first} and ${second} of a decision`);
+    }
+    const logitFirst = Math.log(p1);
+    const logitSecond = Math.log(p2);
+    return {
+      decision: { probabilityFirst: p1 / (p1 + p2), logitFirst, logitSecond },
+      reused: answer.timings?.cache_n ?? 0,
+    };
+  }
+
+  private async generateNow(tokens: number[], options: GenerationOptions, signal?: AbortSignal): Promise<GenerationResult> {
+    if (tokens.length === 0) throw new RangeError('a model operation needs at least one prompt token');
+    this.checkFits('generate', tokens.length + 1);
+    this.checkIds(tokens, []);
+    const maxTokens = Math.min(Math.max(0, Math.floor(options.maxTokens)), this.contextSize - tokens.length);
+    if (maxTokens === 0) return { text: '', tokens: [], stoppedBy: 'max-tokens' };
+    const decoding = new GreedyDecoding(options, this.hooks, maxTokens);
+    let firstRequest = true;
+    let wide = false;
+    try {
+      while (!decoding.finished) {
+        const prompt = [...tokens, ...decoding.generated];
+        const stream = this.api.stream<CompletionAnswer>('/completion', {
+          ...this.common(prompt), n_predict: wide ? 1 : maxTokens - decoding.generated.length,
+          temperature: 0, samplers: ['temperature'], n_probs: wide ? WIDE_PROBS : TOP_PROBS,
+        }, signal);
+        const next = await decoding.follow(stream, wide, signal);
+        if (firstRequest) this.countReused(next.reused ?? 0);
+        firstRequest = false;
+        wide = next.restart === 'wide';
+      }
+    } catch (error) {
+      if (signal?.aborted) return decoding.result('aborted');
+      throw error;
+    }
+    return decoding.outcome!;
+  }
+
+  private common(prompt: number[]): Record<string, unknown> {
+    return { prompt, cache_prompt: true, ...(this.slot === undefined ? {} : { id_slot: this.slot }) };
+  }
+
+  private countReused(reused: number): void {
+    this.lastReused = reused;
+    this.totalReused += reused;
+  }
+
+  private checkFits(operation: string, positions: number): void {
+    if (positions > this.contextSize) throw new ContextOverflowError(operation, positions, this.contextSize);
+  }
+
+  private checkIds(tokens: number[], others: number[]): void {
+    const bad = (id: number) => !Number.isInteger(id) || id < 0 || id >= this.vocabularySize;
+    const at = tokens.findIndex(bad);
+    if (at >= 0) throw new RangeError(`token id ${tokens[at]} at position ${at} is outside the vocabulary (${this.vocabularySize})`);
+    const other = others.find(bad);
+    if (other !== undefined) throw new RangeError(`token id ${other} is outside the vocabulary (${this.vocabularySize})`);
+  }
+}
+
+/** How one streamed request ended for the decoding: done, or start again (and how). */
+interface FollowResult {
+  restart?: 'corrected' | 'wide' | 'continue';
+  reused?: number;
+}
+
+/**
+ * The state of one greedy generation across the requests it takes: the tokens, their bytes, the
+ * stop rules, and the outcome once one applies.
+ */
+class GreedyDecoding {
+  readonly generated: number[] = [];
+  private readonly pieces: number[][] = [];
+  private readonly penalty: number;
+  outcome?: GenerationResult;
+
+  constructor(
+    private readonly options: GenerationOptions, private readonly hooks: RemoteSessionHooks, private readonly maxTokens: number,
+  ) {
+    this.penalty = options.loopPenalty ?? LOOP_FREQUENCY_PENALTY;
+  }
+
+  get finished(): boolean {
+    return this.outcome !== undefined;
+  }
+
+  /** Take tokens from one stream until a stop, a corrected token or the stream's end. */
+  async follow(stream: AsyncGenerator<CompletionAnswer>, wide: boolean, signal?: AbortSignal): Promise<FollowResult> {
+    let reused: number | undefined;
+    const before = this.generated.length;
+    try {
+      for await (const event of stream) {
+        if (event.timings?.cache_n !== undefined) reused = event.timings.cache_n;
+        for (const listed of event.completion_probabilities ?? []) {
+          const step = this.take(listed, wide);
+          if (step !== 'next') return { restart: step === 'done' ? undefined : step, reused };
+          if (signal?.aborted) {
+            this.outcome = this.result('aborted');
+            return { reused };
+          }
+        }
+        if (event.stop) {
+          if (event.stop_type === 'eos') this.outcome = this.result('eos');
+          // A stream that ended for another reason without a token (the server's context is full) ends the completion.
+          else if (this.generated.length >= this.maxTokens || this.generated.length === before) this.outcome = this.result('max-tokens');
+          return { restart: this.outcome ? undefined : 'continue', reused };
+        }
+      }
+    } finally {
+      // Leaving early closes the connection, and llama-server stops that generation.
+      await stream.return(undefined);
+    }
+    if (!this.outcome) this.outcome = this.result('max-tokens');
+    return { reused };
+  }
+
+  /** One streamed token: ours or a corrected one, then the stop rules. */
+  private take(listed: ServerProbabilities, wide: boolean): 'next' | 'done' | 'corrected' | 'wide' {
+    const top: TokenChoice[] = (listed.top_logprobs ?? []).map((t) => ({ id: t.id, logprob: t.logprob ?? -Infinity }));
+    const verdict = penalizedGreedy(listed.id, top, this.generated, this.penalty);
+    // Asked wide already: the best listed token is taken (an exact tie with an unlisted one is all that is left).
+    if (verdict.kind === 'unsure' && !wide) return 'wide';
+    const corrected = verdict.kind === 'other' ? listed.top_logprobs!.find((t) => t.id === verdict.id)! : undefined;
+    const token = corrected ?? listed;
+    if (this.hooks.isStopToken(token.id, token.bytes)) {
+      this.outcome = this.result('eos');
+      return 'done';
+    }
+    this.generated.push(token.id);
+    this.pieces.push(token.bytes);
+    const text = this.text(this.pieces);
+    const stop = findTextStop(text, this.options);
+    if (stop) {
+      this.outcome = this.cutAt(text.slice(0, stop.index), stop.reason);
+      return 'done';
+    }
+    if (this.generated.length >= this.maxTokens) {
+      this.outcome = this.result('max-tokens');
+      return 'done';
+    }
+    return corrected || wide ? 'corrected' : 'next';
+  }
+
+  /** The tokens so far, less a cut multi-byte character at the end (as the local adapter does). */
+  result(stoppedBy: GenerationResult['stoppedBy']): GenerationResult {
+    let count = this.generated.length;
+    let text = this.text(this.pieces.slice(0, count));
+    while (count > 0 && text.endsWith('\uFFFD')) {
+      count--;
+      text = this.text(this.pieces.slice(0, count));
+    }
+    return { text, tokens: this.generated.slice(0, count), stoppedBy };
+  }
+
+  /** Keep the tokens whose text lies wholly inside the cut text. */
+  private cutAt(text: string, reason: GenerationResult['stoppedBy']): GenerationResult {
+    let count = this.generated.length;
+    while (count > 0 && this.text(this.pieces.slice(0, count)).length > text.length) count--;
+    return { text, tokens: this.generated.slice(0, count), stoppedBy: reason };
+  }
+
+  private text(pieces: readonly number[][]): string {
+    return utf8.decode(Uint8Array.from(pieces.flat()));
+  }
+}
+
+const utf8 = new TextDecoder('utf-8');
