@@ -57,6 +57,7 @@ function program(): Command {
   return new Command('bench')
     .description('RepoEval-style completion benchmark over the built server (stdio), per policy')
     .option('--model <path>', 'GGUF model (default: REPOSHAPLEY_MODEL, then the bundled model)')
+    .option('--model-server <url>', 'also run every task through this llama-server and compare (report: model-server.md)')
     .addOption(new Option('--policies <list>', 'policies to compare').argParser(listOf(POLICY_NAMES, 'policies'))
       .default(['none', 'full', 'reposhapley'] as PolicyName[], 'none,full,reposhapley'))
     .addOption(new Option('--tasks <list>', 'task types').argParser(listOf(TASK_TYPES, 'tasks')).default([...TASK_TYPES], TASK_TYPES.join(',')))
@@ -84,7 +85,7 @@ function program(): Command {
 }
 
 interface Flags {
-  model?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
+  model?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
   packageList: string; perFileCap: number; typing?: boolean; keys: number; gapMs: [number, number]; threads?: number;
   maxTokens?: number; budgets?: PromptBudgets; layout?: LayoutPreference; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; updateDocs?: boolean; progress: boolean;
 }
@@ -100,6 +101,7 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
     command: ['npm run bench --', ...argv].join(' '),
   };
   if (flags.model) options.model = userPath(flags.model);
+  if (flags.modelServer) options.modelServer = flags.modelServer;
   if (flags.threads !== undefined) options.threads = flags.threads;
   if (flags.maxTokens !== undefined) options.maxTokens = flags.maxTokens;
   if (flags.budgets !== undefined) options.budgets = flags.budgets;
@@ -118,6 +120,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     const { files } = await runBench(options, progress);
     process.stdout.write(`${files.markdown}\n`);
+    if (options.modelServer) process.stdout.write(`${path.join(files.dir, 'model-server.md')}\n`);
   } catch (error) {
     progress.stop();
     if (error instanceof ModelUnavailableError) {

@@ -2,6 +2,7 @@
  * A benchmark run, start to end: fetch the packages, build the tasks, drive the server under
  * every policy, summarize, write the report folder (and, when asked, the docs table).
  */
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { modelSettingsFromArgument } from '../../server/src/completion/modelChoice.js';
@@ -16,6 +17,8 @@ import { updateDocSection } from './report/docsSection.js';
 import { differenceTable, evidenceTable, qualityTable, timingTable, typingTable, type ReportMeta } from './report/markdown.js';
 import { writeReport, type ReportFiles } from './report/writeReport.js';
 import { buildTasks, type Repository } from './tasks/buildTasks.js';
+import { agreementMarkdown, compareLocalRemote } from './compare/modelServerComparison.js';
+import type { TaskResult } from './driver/results.js';
 import type { TaskType } from './tasks/types.js';
 
 /** Everything a run needs; the CLI fills it from flags. */
@@ -48,6 +51,11 @@ export interface BenchOptions {
   command: string;
   /** Debian package cache (default ${REPOSHAPLEY_CACHE:-~/.cache/reposhapley}). */
   cacheDir?: string;
+  /**
+   * A llama-server URL: the tasks run a second time with the model there (`modelServer`), and
+   * the report gets `model-server.md` comparing the two runs task by task.
+   */
+  modelServer?: string;
 }
 
 /** What a run produced. */
@@ -68,20 +76,23 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
       `chosen ${s.chosen.line} / ${s.chosen.api} / ${s.chosen.block}`);
   }
   if (tasks.length === 0) throw new Error('no tasks: the packages have no candidate lines for the chosen task types');
-  progress.start(tasks.length * options.policies.length, 'starting');
-  let drive: Awaited<ReturnType<typeof driveTasks>>;
+  progress.start(tasks.length * options.policies.length * (options.modelServer ? 2 : 1), 'starting');
+  const drive = async (settings: SettingsPatch, label: string) => driveTasks(tasks, {
+    policies: options.policies, settings, typing: options.typing,
+    limits: { requestTimeoutMs: options.requestTimeoutMs },
+    onResult: (result) => progress.tick(`${label}${result.repository} ${result.policy}`),
+    onRepository: (run) => { if (run.error) progress.log(`${label}${run.repository}: ${run.error.split('\n', 1)[0]}`); },
+  });
+  let local: Awaited<ReturnType<typeof driveTasks>>;
+  let remote: Awaited<ReturnType<typeof driveTasks>> | undefined;
   try {
-    drive = await driveTasks(tasks, {
-      policies: options.policies, settings: serverSettings(options), typing: options.typing,
-      limits: { requestTimeoutMs: options.requestTimeoutMs },
-      onResult: (result) => progress.tick(`${result.repository} ${result.policy}`),
-      onRepository: (run) => { if (run.error) progress.log(`${run.repository}: ${run.error.split('\n', 1)[0]}`); },
-    });
+    local = await drive(serverSettings(options), '');
+    if (options.modelServer) remote = await drive({ ...serverSettings(options), modelServer: options.modelServer }, 'model server: ');
   } finally {
     progress.stop();
   }
-  const summary = summarize(drive.results, options.policies, options.types, { seed: options.seed, resamples: options.resamples });
-  const timing = harnessTiming(drive.results, drive.repositories);
+  const summary = summarize(local.results, options.policies, options.types, { seed: options.seed, resamples: options.resamples });
+  const timing = harnessTiming(local.results, local.repositories);
   const meta: ReportMeta = {
     command: options.command, startedAt: started.toISOString(), wallMs: Date.now() - started.getTime(),
     model: options.model ?? '(server default)', seed: options.seed, repositories: repositories.map((r) => r.name),
@@ -89,10 +100,20 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
   };
   const files = await writeReport(options.outDir, {
     meta, policies: options.policies, types: options.types, tasks, taskStats: stats,
-    repositories: drive.repositories, results: drive.results, summary, timing,
+    repositories: local.repositories, results: local.results, summary, timing,
   }, options.tracePrompts);
+  if (remote) await writeModelServerComparison(files, options.modelServer!, local.results, remote.results);
   if (options.docsPath) await updateDocSection(options.docsPath, docsSection(meta, summary, timing, files));
   return { files, summary, timing };
+}
+
+/** `model-server.md` and `model-server-results.json` next to the local run's report. */
+async function writeModelServerComparison(
+  files: ReportFiles, url: string, local: readonly TaskResult[], remote: readonly TaskResult[],
+): Promise<void> {
+  const rows = compareLocalRemote(local, remote);
+  await writeFile(path.join(files.dir, 'model-server.md'), agreementMarkdown(url, rows));
+  await writeFile(path.join(files.dir, 'model-server-results.json'), `${JSON.stringify({ url, results: remote }, null, 1)}\n`);
 }
 
 /** initializationOptions for every server of the run. */

@@ -57,6 +57,12 @@ export interface TinyModelOptions {
    * leaves them in Qwen2.5-Coder's vocabulary; control packs take their ids. Default 0.
    */
   paddingRows?: number;
+  /**
+   * Type the 128 byte tokens of bytes 0x80–0xFF CONTROL (default false): a random model then ends
+   * a completion where it would write bytes that are not UTF-8, locally and through llama-server
+   * alike (llama-server refuses to stream such text). Text to tokenize must then be ASCII.
+   */
+  highBytesControl?: boolean;
 }
 
 /** What was written: the vocabulary, to look ids up in tests. */
@@ -109,7 +115,7 @@ function buildVocabulary(options: TinyModelOptions): Vocabulary {
   const padding = Array.from({ length: options.paddingRows ?? 0 }, (_, i) => `[PAD${first + i}]`);
   return {
     tokens: [...normal, ...special, ...padding],
-    types: [...normal.map(() => LlamaTokenType.NORMAL), ...special.map(() => LlamaTokenType.CONTROL), ...padding.map(() => LlamaTokenType.UNUSED)],
+    types: [...normal.map((_, id) => (options.highBytesControl && id >= 128 && id < 256 ? LlamaTokenType.CONTROL : LlamaTokenType.NORMAL)), ...special.map(() => LlamaTokenType.CONTROL), ...padding.map(() => LlamaTokenType.UNUSED)],
     merges,
   };
 }

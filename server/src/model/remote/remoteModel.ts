@@ -43,6 +43,7 @@ interface PropsAnswer {
   total_slots?: number;
   model_path?: string;
   eos_token?: string;
+  bos_token?: string;
   build_info?: string;
   default_generation_settings?: { n_ctx?: number };
 }
@@ -183,7 +184,7 @@ async function scanRemoteSpecials(api: LlamaServerApi, props: PropsAnswer, signa
   const fimTexts = FIM_LAYOUTS.flatMap((l) => [...l.prefix, ...l.suffix, ...l.middle, ...l.endOfText]);
   const texts = [...new Set([
     ...fimTexts, END_OF_TEXT, REPO_NAME, FILE_SEPARATOR, NEED, DONE, KEEP, DROP, SELECT, ...CHUNK_OPEN_TOKENS, ...CHUNK_CLOSE_TOKENS,
-    ...(props.eos_token ? [props.eos_token] : []),
+    ...(props.eos_token ? [props.eos_token] : []), ...(props.bos_token ? [props.bos_token] : []),
   ])];
   const [special, plain] = [await tokenizeBatch(api, texts, true, signal), await tokenizeBatch(api, texts, false, signal)];
   const ids = new Map<string, number>();
@@ -213,7 +214,8 @@ async function scanRemoteSpecials(api: LlamaServerApi, props: PropsAnswer, signa
     fimSuffix: layout ? first(layout.suffix) : undefined,
     fimMiddle: layout ? first(layout.middle) : undefined,
     endOfText: first(layout?.endOfText ?? [END_OF_TEXT]) ?? (props.eos_token ? find(props.eos_token) : undefined),
-    beginOfText: addBeginOfText ? withBos[0] : undefined,
+    // As the GGUF names it, whether or not the model wants it first.
+    beginOfText: (props.bos_token ? find(props.bos_token) : undefined) ?? (addBeginOfText ? withBos[0] : undefined),
     repoName: find(REPO_NAME), fileSeparator: find(FILE_SEPARATOR),
     need: find(NEED), done: find(DONE), keep: find(KEEP), drop: find(DROP), select: find(SELECT),
     chunkOpen: chunksComplete ? (chunkOpen as number[]) : undefined,
