@@ -34,7 +34,7 @@ describe('toSettingsPatch', () => {
 
   test('leaves out values of the wrong type, for the server to keep its own', () => {
     const patch = toSettingsPatch(() => 'nonsense');
-    expect(patch).toEqual({ modelPath: 'nonsense', model: 'nonsense', modelCacheDir: 'nonsense' });
+    expect(patch).toEqual({ modelPath: 'nonsense', model: 'nonsense', modelCacheDir: 'nonsense', modelServer: 'nonsense', modelServerApiKey: 'nonsense' });
   });
 
   test('leaves out values the schema rejects, as the server would', () => {

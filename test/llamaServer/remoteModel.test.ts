@@ -272,3 +272,11 @@ describe.skipIf(!binary)('llama-server adapter', () => {
     });
   });
 });
+
+test('a modelServer that is not an http URL is refused with the fix, without a request', async () => {
+  for (const url of ['gpu-box:8080', 'nonsense', 'file:///etc/passwd']) {
+    const loaded = await loadRemoteModel({ url, timeoutMs: 1_000 }, createMemoryLogger());
+    expect(loaded.kind).toBe('invalid');
+    expect(loaded.kind === 'invalid' && loaded.message).toMatch(/reposhapley\.modelServer must be/);
+  }
+});

@@ -54,6 +54,8 @@ interface ModelsAnswer {
 
 /** Connect to the server at `options.url` and describe its model; never throws. */
 export async function loadRemoteModel(options: ModelServerOptions, logger: Logger, signal?: AbortSignal): Promise<LoadModelResult> {
+  const problem = urlProblem(options.url);
+  if (problem) return { kind: 'invalid', message: problem };
   const api = new LlamaServerApi(options);
   try {
     const props = await api.getJson<PropsAnswer>('/props', signal);
@@ -77,6 +79,19 @@ export async function loadRemoteModel(options: ModelServerOptions, logger: Logge
     const why = error instanceof Error ? error.message : String(error);
     return { kind: 'error', message: `The model server is not available: ${why}. Start llama-server there, or fix reposhapley.modelServer.` };
   }
+}
+
+function urlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `reposhapley.modelServer must be the URL of a llama-server, like http://gpu-box:8080; got ${JSON.stringify(url)}`;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return `reposhapley.modelServer must be an http:// or https:// URL; got ${JSON.stringify(url)}`;
+  }
+  return undefined;
 }
 
 export class RemoteCompletionModel implements CompletionModel {
