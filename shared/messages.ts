@@ -144,6 +144,11 @@ export interface StatusParams {
    * REPOSHAPLEY_MODEL unset) is not in the cache: a client may offer to download it.
    */
   pullable?: PullableModel;
+  /**
+   * The model server's URL while one is configured (the `modelServer` setting): with `no-model`,
+   * it is that server which is not answering, and the fix is there, not a model file.
+   */
+  modelServer?: string;
 }
 
 /**

@@ -20,6 +20,8 @@ describe('presentStatus', () => {
     [running({ state: 'ready', message: 'ready', model: FALLBACK }), 'RepoShapley: ready (fallback model)', COMMANDS.showLog],
     [running({ state: 'ready', message: 'ready', model: { label: 'qwen2.5-coder-0.5b', fallback: false } }), 'RepoShapley: ready', COMMANDS.showTrace],
     [running({ state: 'no-model', message: 'No model.', pullable: PULLABLE }), 'RepoShapley: no model', COMMANDS.downloadModel],
+    [running({ state: 'no-model', message: 'The model server http://gpu:8080 is not answering.', modelServer: 'http://gpu:8080' }),
+      'RepoShapley: model server not answering', COMMANDS.showLog],
   ] as [ClientStatus, string, string][])('%j -> %s', (status, label, command) => {
     const view = presentStatus(status);
     expect(view.label).toBe(label);

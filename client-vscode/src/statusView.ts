@@ -54,6 +54,9 @@ export function presentStatus(status: ClientStatus): StatusPresentation {
       return show('indexing', '$(sync~spin)', `indexing the workspace: ${server.message}`, COMMANDS.showLog, 'normal', files);
     }
     case 'no-model':
+      if (server.modelServer) {
+        return show('model server not answering', '$(debug-disconnect)', `${server.message} Click for the server log.`, COMMANDS.showLog, 'warning', ': server down');
+      }
       if (server.pullable) return show('no model', '$(warning)', `${server.message} ${downloadHint(server.pullable)}`, COMMANDS.downloadModel, 'warning', ': no model');
       return show('no model', '$(warning)', `${server.message} Click to set reposhapley.modelPath.`, COMMANDS.openModelSetting, 'warning', ': no model');
     case 'error':

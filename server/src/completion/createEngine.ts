@@ -192,6 +192,7 @@ class RepoShapleyEngine implements CompletionEngine {
     const status: ModelStatus = {
       ...(state.kind === 'ok' ? { model: { label: state.label, fallback: state.isFallback } } : {}),
       ...(state.pullable ? { pullable: state.pullable } : {}),
+      ...(this.settings.modelServer ? { modelServer: this.settings.modelServer } : {}),
     };
     const key = JSON.stringify(status);
     if (key === this.lastModelStatus) return;

@@ -88,6 +88,8 @@ export interface ModelStatus {
   model?: StatusModel;
   /** The configured catalog model, while it is not in the cache. */
   pullable?: PullableModel;
+  /** The model server in use (the `modelServer` setting), if any. */
+  modelServer?: string;
 }
 
 /** Progress of a model pull, for a progress bar. */

@@ -101,7 +101,7 @@ export class StatusReporter {
 
   /** Sends a status notification with the current model status (never throws: a closed connection only logs). */
   private send(state: StatusParams): void {
-    const { model: _model, pullable: _pullable, ...rest } = state;
+    const { model: _model, pullable: _pullable, modelServer: _modelServer, ...rest } = state;
     const params: StatusParams = { ...rest, ...this.modelStatus };
     this.current = params;
     this.connection.sendNotification(StatusNotification, params).catch((error: unknown) => {
