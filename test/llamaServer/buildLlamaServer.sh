@@ -18,14 +18,15 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bundle=node_modules/node-llama-cpp/llama/gitRelease.bundle
 [[ -f "$bundle" ]] || { echo "no $bundle: run npm ci first" >&2; exit 1; }
-# The CPU kernels node-llama-cpp picks here, so remote and local answers agree to the last bit
-# where they can: its prebuilt binaries carry one ggml-cpu library per CPU family and load the
-# best one this CPU runs. On a CPU with AMX that is the Sapphire Rapids set; -march=native
-# instead adds AVX512-FP16 and friends, and that build segfaulted in ggml's AMX matrix multiply
-# on the Q4_K Qwen model here (2026-12-02). Elsewhere the native build is used.
+# The CPU kernels node-llama-cpp runs here, so remote and local answers agree where they can: its
+# prebuilt binaries carry one ggml-cpu library per CPU family and load the best one this CPU runs;
+# on a CPU with AMX that is the Sapphire Rapids set (AVX-512 with VNNI and BF16). Its AMX kernels
+# are not used here: AMX instructions fault on this machine (a `tilezero` SIGILL in ggml's AMX
+# matrix multiply), so the build leaves them out; -march=native (the first build) segfaulted there.
+# Elsewhere the native build is used.
 if grep -qw amx_int8 /proc/cpuinfo 2>/dev/null; then
   cpu_flags="-DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_F16C=ON -DGGML_FMA=ON -DGGML_AVX2=ON -DGGML_BMI2=ON \
-    -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_BF16=ON -DGGML_AMX_TILE=ON -DGGML_AMX_INT8=ON"
+    -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_BF16=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF"
 else
   cpu_flags="-DGGML_NATIVE=ON"
 fi
