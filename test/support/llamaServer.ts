@@ -80,7 +80,8 @@ export class LlamaServerProcess {
     const { model, slots = 2, contextPerSlot = 2048, threads = 1, apiKey, extraArgs = [] } = this.options;
     const args = [
       '-m', model, '--host', '127.0.0.1', '--port', String(this.port), '-t', String(threads), '-np', String(slots),
-      '-c', String(slots * contextPerSlot), '--no-warmup', ...(apiKey ? ['--api-key', apiKey] : []), ...extraArgs,
+      // Flash attention off, as the local adapter runs (its CPU kernels change logits by batch split).
+      '-c', String(slots * contextPerSlot), '--no-warmup', '-fa', 'off', ...(apiKey ? ['--api-key', apiKey] : []), ...extraArgs,
     ];
     this.log = '';
     const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -19,12 +19,12 @@ export interface Tokenizer {
 }
 
 /**
- * Rounds of {@link LineTokenizer.prepared}: the first finds the lines a prompt needs, a second
- * the few that estimates for unseen lines moved in or out of the budget; more is a bug.
+ * Rounds of {@link LineTokenizer.prepared}. A line not tokenized yet stands in as one token, which
+ * no line has fewer of: the first build then reaches at least as far as the exact one will (a
+ * budget filled by whole lines takes more of them), so it asks for every line the exact build
+ * reads, and the second build is exact. A line cut to fit the budget may take a third round.
  */
 const MAX_PREPARE_ROUNDS = 4;
-/** Code averages about 3–4 characters per token: the stand-in length of a line not tokenized yet. */
-const CHARACTERS_PER_TOKEN_GUESS = 3.5;
 
 /**
  * A prompt has a few hundred distinct lines (prefix, suffix, ten chunk windows); keeping the
@@ -48,7 +48,7 @@ export class LineTokenizer {
     let ids = this.cache.get(text);
     if (!ids && this.missing) {
       this.missing.add(text);
-      return new Array<number>(Math.ceil(text.length / CHARACTERS_PER_TOKEN_GUESS)).fill(0);
+      return [0];
     }
     if (!ids) {
       ids = this.tokenizer.tokenize(text);
