@@ -6,11 +6,15 @@
  *             per iteration one changed line tokenized, one NEED/DONE decision and a 16-token
  *             greedy generation on a real file's prompt; client work = wall time − the compute the
  *             server reports (`timings.prompt_ms + predicted_ms`). Target: ≤ 15 ms p50.
+ *   parity    the next-token distribution locally and through the server at the start of every line
+ *             of a real file (the prefix up to there): how often the greedy token differs, how far
+ *             apart ln p of the top token is, and how close the top two were where they differ.
  *   soak      1,000 completions through the engine (as the LSP server runs them) while the server
  *             is killed (SIGKILL) and started again twice; a request with no answer after three
  *             times the request timeout counts as hung. Target: 0 hung.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/src/modelServerBench.js overhead [--model FILE|NAME] [--iterations 60] [--threads 2]
+ *   node dist/bench/src/modelServerBench.js parity --model FILE|NAME [--file PATH] [--positions 60]
  *   node dist/bench/src/modelServerBench.js soak [--requests 1000] [--timeout-ms 5000]
  *
  * Without --model both use a tiny generated model (the client's work does not depend on its size).
@@ -23,6 +27,7 @@ import { Command } from 'commander';
 import { createCompletionEngine } from '../../server/src/completion/createEngine.js';
 import type { CompletionOutcome } from '../../server/src/completion/engine.js';
 import { modelFileFromArgument } from '../../server/src/completion/modelChoice.js';
+import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
 import { loadRemoteModel, type RemoteCompletionModel } from '../../server/src/model/remote/remoteModel.js';
 import type { RemoteSession } from '../../server/src/model/remote/remoteSession.js';
 import { silentLogger } from '../../server/src/util/logger.js';
@@ -86,6 +91,42 @@ async function overhead(options: { model?: string; iterations: number; threads: 
     console.log(`model ${path.basename(options.model ?? 'tiny.gguf')}, ${options.iterations} iterations, server threads ${options.threads}`);
     console.log(`wall per completion: p50 ${ms(walls, 0.5)} ms, p95 ${ms(walls, 0.95)} ms`);
     console.log(`client-side work (wall - server compute): p50 ${ms(clients, 0.5)} ms, p95 ${ms(clients, 0.95)} ms`);
+  });
+}
+
+async function parity(options: { model?: string; file: string; positions: number; threads: number }): Promise<void> {
+  await withServer(options, async (server, modelFile) => {
+    const remoteLoad = await loadRemoteModel({ url: server.url, timeoutMs: 120_000 }, silentLogger);
+    const localLoad = await loadLlamaModel({ path: modelFile, threads: options.threads, gpuLayers: 0, contextSize: 4096 }, silentLogger);
+    if (remoteLoad.kind !== 'ok') throw new Error(remoteLoad.message);
+    if (localLoad.kind !== 'ok') throw new Error(localLoad.message);
+    const [remote, local] = [remoteLoad.model, localLoad.model];
+    const [remoteSession, localSession] = [await remote.createSession(), await local.createSession()];
+    const lines = (await readFile(options.file, 'utf8')).split(/(?<=\n)/).slice(0, options.positions + 1);
+    const ids = lines.map((line) => local.tokenize(line));
+    const topGaps: number[] = [];
+    const flips: { line: number; gap: number }[] = [];
+    let prefix: number[] = [];
+    for (let line = 0; line < lines.length - 1; line++) {
+      prefix = [...prefix, ...ids[line]!];
+      if (prefix.length > 3500) break;
+      // Greedy tokens of both (one token each), then ln p of both tokens on both sides.
+      const step = { maxTokens: 1, singleLine: false, loopPenalty: 0, repetitionStop: false };
+      const [a, b] = [await remoteSession.generate(prefix, step), await localSession.generate(prefix, step)];
+      const [ra, rb] = [a.tokens[0], b.tokens[0]];
+      if (ra === undefined || rb === undefined) continue;
+      const other = ra === rb ? (rb === 0 ? 1 : 0) : ra;
+      const [remoteSplit, localSplit] = [await remoteSession.decide(prefix, rb, other), await localSession.decide(prefix, rb, other)];
+      topGaps.push(Math.abs((remoteSplit.logitFirst - remoteSplit.logitSecond) - (localSplit.logitFirst - localSplit.logitSecond)));
+      if (ra !== rb) flips.push({ line, gap: Math.abs(localSplit.logitFirst - localSplit.logitSecond) });
+    }
+    await remote.dispose();
+    await local.dispose();
+    const fmt = (v: number) => v.toFixed(3);
+    console.log(`model ${path.basename(modelFile)}, file ${path.relative(REPO_ROOT, options.file)}, ${topGaps.length} positions`);
+    console.log(`greedy token differs at ${flips.length} of ${topGaps.length} positions` +
+      (flips.length ? `; local gap between the two tokens there: ${flips.map((f) => fmt(f.gap)).join(', ')} nats` : ''));
+    console.log(`|Δ (ln p(local top) − ln p(other))| remote vs local: median ${fmt(quantile(topGaps, 0.5))}, p95 ${fmt(quantile(topGaps, 0.95))}, max ${fmt(Math.max(...topGaps))} nats`);
   });
 }
 
@@ -155,6 +196,12 @@ program.command('overhead')
   .option('--iterations <n>', 'completions', (v) => Number(v), 60)
   .option('--threads <n>', 'llama-server threads', (v) => Number(v), 2)
   .action((opts: { model?: string; iterations: number; threads: number }) => overhead(opts));
+program.command('parity')
+  .option('--model <file>', 'GGUF file or catalog name (default: a tiny generated model)')
+  .option('--file <path>', 'source file whose lines are the positions', FIXTURE_FILE)
+  .option('--positions <n>', 'line starts to compare', (v) => Number(v), 60)
+  .option('--threads <n>', 'threads, local and server', (v) => Number(v), 2)
+  .action((opts: { model?: string; file: string; positions: number; threads: number }) => parity(opts));
 program.command('soak')
   .option('--requests <n>', 'completions', (v) => Number(v), 1000)
   .option('--timeout-ms <n>', 'modelServerTimeoutMs', (v) => Number(v), 5000)
