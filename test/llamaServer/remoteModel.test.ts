@@ -126,6 +126,9 @@ describe.skipIf(!binary)('llama-server adapter', () => {
       await remoteSession.decide(prompt, 1, 2);
       await remoteSession.decide(prompt, 1, 2);
       expect(remoteSession.lastReusedTokens).toBe(prompt.length - 1);
+      // Also for a generation closed early by a stop rule (the reuse comes with each token's timings).
+      await remoteSession.generate(prompt, { maxTokens: 4, singleLine: true });
+      expect(remoteSession.lastReusedTokens).toBe(prompt.length - 1);
     });
 
     test('log-likelihood is refused with the reason', async () => {

@@ -177,6 +177,8 @@ export class RemoteSession implements ModelSession {
         const stream: AsyncGenerator<CompletionAnswer> = this.api.stream<CompletionAnswer>('/completion', {
           ...this.common(prompt), n_predict: wide ? 1 : maxTokens - decoding.generated.length,
           temperature: 0, samplers: ['temperature'], n_probs: wide ? WIDE_PROBS : TOP_PROBS, ...PLAIN_TEXT,
+          // Timings with every token: a stream closed at a stop rule never gets to the final ones.
+          timings_per_token: true,
         }, signal);
         const next: FollowResult = await decoding.follow(stream, wide, signal).catch((error: unknown): FollowResult => {
           if (!isUnparsableOutput(error)) throw error;
@@ -247,33 +249,35 @@ class GreedyDecoding {
 
   /** Take tokens from one stream until a stop, a corrected token or the stream's end. */
   async follow(stream: AsyncGenerator<CompletionAnswer>, wide: boolean, signal?: AbortSignal): Promise<FollowResult> {
-    let reused: number | undefined;
+    // Each event's timings are the request's so far; the last one seen counts.
+    let timings: CompletionAnswer | undefined;
+    const reused = () => timings?.timings?.cache_n;
     const before = this.generated.length;
     try {
       for await (const event of stream) {
-        if (event.timings?.cache_n !== undefined) reused = event.timings.cache_n;
-        if (event.timings) this.addComputeMs(computeMs(event));
+        if (event.timings) timings = event;
         for (const listed of event.completion_probabilities ?? []) {
           const step = this.take(listed, wide);
-          if (step !== 'next') return { restart: step === 'done' ? undefined : step, reused };
+          if (step !== 'next') return { restart: step === 'done' ? undefined : step, reused: reused() };
           if (signal?.aborted) {
             this.outcome = this.result('aborted');
-            return { reused };
+            return { reused: reused() };
           }
         }
         if (event.stop) {
           if (event.stop_type === 'eos') this.outcome = this.result('eos');
           // A stream that ended for another reason without a token (the server's context is full) ends the completion.
           else if (this.generated.length >= this.maxTokens || this.generated.length === before) this.outcome = this.result('max-tokens');
-          return { restart: this.outcome ? undefined : 'continue', reused };
+          return { restart: this.outcome ? undefined : 'continue', reused: reused() };
         }
       }
     } finally {
       // Leaving early closes the connection, and llama-server stops that generation.
       await stream.return(undefined);
+      if (timings) this.addComputeMs(computeMs(timings));
     }
     if (!this.outcome) this.outcome = this.result('max-tokens');
-    return { reused };
+    return { reused: reused() };
   }
 
   /** One streamed token: ours or a corrected one, then the stop rules. */
