@@ -9,10 +9,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../../server/src/util/packageRoot.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BUILD_SCRIPT = path.join(repoRoot, 'test/llamaServer/buildLlamaServer.sh');
+/** The script lives in the source tree, which this module finds from src and from dist alike. */
+export const BUILD_SCRIPT = path.join(packageRoot(), 'test/llamaServer/buildLlamaServer.sh');
 
 /** The built binary, or undefined when it has not been built (the script is never run to build here). */
 export function llamaServerBinary(): string | undefined {
