@@ -18,7 +18,6 @@ import type {
   Token,
 } from 'node-llama-cpp';
 import {
-  ContextOverflowError,
   type BinaryDecision,
   type GenerationOptions,
   type GenerationResult,
@@ -26,6 +25,7 @@ import {
 } from '../completionModel.js';
 import { binaryDecision, safeLog } from './binaryDecision.js';
 import { findTextStop } from './stopRules.js';
+import { checkFits, checkTokenIds } from '../sessionChecks.js';
 import { SerialQueue } from './serialQueue.js';
 
 /** What a session needs from its model besides the sequence. */
@@ -129,16 +129,11 @@ export class LlamaSession implements ModelSession {
   }
 
   private checkFits(operation: string, positions: number): void {
-    if (positions > this.contextSize) throw new ContextOverflowError(operation, positions, this.contextSize);
+    checkFits(operation, positions, this.contextSize);
   }
 
-  /** llama.cpp answers an out-of-vocabulary id with a bare "Eval has failed"; name the culprit. */
   private checkIds(tokens: number[], others: number[]): void {
-    const bad = (id: number) => !Number.isInteger(id) || id < 0 || id >= this.vocabularySize;
-    const at = tokens.findIndex(bad);
-    if (at >= 0) throw new RangeError(`token id ${tokens[at]} at position ${at} is outside the vocabulary (${this.vocabularySize})`);
-    const other = others.find(bad);
-    if (other !== undefined) throw new RangeError(`token id ${other} is outside the vocabulary (${this.vocabularySize})`);
+    checkTokenIds(tokens, others, this.vocabularySize);
   }
 
   /**

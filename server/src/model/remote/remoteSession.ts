@@ -13,13 +13,13 @@
  * - logLikelihood is not offered: no endpoint scores given tokens, and the labeler runs locally.
  */
 import {
-  ContextOverflowError,
   type BinaryDecision,
   type GenerationOptions,
   type GenerationResult,
   type ModelSession,
 } from '../completionModel.js';
 import { LOOP_FREQUENCY_PENALTY } from '../llama/llamaSession.js';
+import { checkFits, checkTokenIds } from '../sessionChecks.js';
 import { SerialQueue } from '../llama/serialQueue.js';
 import { findTextStop } from '../llama/stopRules.js';
 import { penalizedGreedy, type TokenChoice } from './greedyChoice.js';
@@ -208,15 +208,11 @@ export class RemoteSession implements ModelSession {
   }
 
   private checkFits(operation: string, positions: number): void {
-    if (positions > this.contextSize) throw new ContextOverflowError(operation, positions, this.contextSize);
+    checkFits(operation, positions, this.contextSize);
   }
 
   private checkIds(tokens: number[], others: number[]): void {
-    const bad = (id: number) => !Number.isInteger(id) || id < 0 || id >= this.vocabularySize;
-    const at = tokens.findIndex(bad);
-    if (at >= 0) throw new RangeError(`token id ${tokens[at]} at position ${at} is outside the vocabulary (${this.vocabularySize})`);
-    const other = others.find(bad);
-    if (other !== undefined) throw new RangeError(`token id ${other} is outside the vocabulary (${this.vocabularySize})`);
+    checkTokenIds(tokens, others, this.vocabularySize);
   }
 }
 
