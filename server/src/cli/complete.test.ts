@@ -68,6 +68,13 @@ describe('reposhapley complete', () => {
     expect(engines[0].settings).toMatchObject({ model: 'qwen2.5-coder-1.5b', modelPath: '' });
   });
 
+  test('--model-server hands the model to a llama-server', async () => {
+    const { file } = workspace();
+    const { engines, deps } = harness();
+    await runComplete(`${file}:2:9`, { modelServer: 'http://gpu-box:8080' }, deps);
+    expect(engines[0].settings).toMatchObject({ modelServer: 'http://gpu-box:8080' });
+  });
+
   test('--json prints the trace as JSON', async () => {
     const { file } = workspace();
     const { out, deps } = harness();

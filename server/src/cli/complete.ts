@@ -19,6 +19,8 @@ export interface CompleteOptions {
   workspace?: string;
   policy?: PolicyName;
   model?: string;
+  /** A llama-server URL to run the model (the `modelServer` setting). */
+  modelServer?: string;
   threads?: number;
   json?: boolean;
   /** Put the rendered generation prompt into the trace and print it. */
@@ -95,6 +97,7 @@ export function positionProblem(text: string, location: CliLocation): string | u
 function settingsFrom(options: CompleteOptions): SettingsPatch {
   return {
     ...modelSettingsFromArgument(options.model),
+    ...(options.modelServer ? { modelServer: options.modelServer } : {}),
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
     ...(options.showPrompt ? { tracePrompt: true } : {}),
