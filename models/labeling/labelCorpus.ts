@@ -43,6 +43,10 @@ interface Options {
   out: string;
   shard: string;
   targetsPerPackage: number;
+  /** Targets per validation package (t_c is tuned on those alone); default targetsPerPackage. */
+  validationTargetsPerPackage?: number;
+  /** Label the validation packages before the training ones. */
+  validationFirst?: boolean;
   only?: string;
   limit: number;
   threads: number;
@@ -65,7 +69,11 @@ async function main(): Promise<void> {
   const committed = committedLabelsDir(options.model);
   const done = new Set([...await finishedIds(options.out), ...(committed ? await finishedIds(committed) : [])]);
   const corpus = await Corpus.open(options.manifest, options.corpus);
-  const packages = corpus.packages.filter((p) => !options.only || options.only.split(',').includes(p.name));
+  const chosen = corpus.packages.filter((p) => !options.only || options.only.split(',').includes(p.name));
+  // Validation first, each group in corpus order (the sort is stable).
+  const packages = options.validationFirst
+    ? [...chosen].sort((a, b) => Number(isValidationPackage(b.name)) - Number(isValidationPackage(a.name)))
+    : chosen;
   const layout = options.layout ? layoutByName(options.layout, model.info.echoLines) : chooseLayout(model.info);
   const generator = { model: path.basename(modelPath), layout: layout.name, budgets: options.budgets ?? DEFAULT_SETTINGS.budgets };
   process.stderr.write(`generator ${generator.model}, layout ${generator.layout}, budgets ${JSON.stringify(generator.budgets)}\n`);
@@ -116,9 +124,12 @@ class LabelRun {
   async labelPackage(corpus: Corpus, pkg: CorpusPackage): Promise<void> {
     const repo = await openRepository(path.join(corpus.dir, pkg.name), DEFAULT_SETTINGS, this.tokenizer);
     try {
-      const drawn = drawTargets(repo.index, pkg.name, this.options.targetsPerPackage, MIX, repo.parser);
+      const count = isValidationPackage(pkg.name)
+        ? this.options.validationTargetsPerPackage ?? this.options.targetsPerPackage
+        : this.options.targetsPerPackage;
+      const drawn = drawTargets(repo.index, pkg.name, count, MIX, repo.parser);
       const fits = (target: Target) => targetFits(this.tokenizer.text(target.text), DEFAULT_SETTINGS.maxTokens);
-      for (const target of labelUniverse(drawn, this.options.targetsPerPackage, MIX, fits)) {
+      for (const target of labelUniverse(drawn, count, MIX, fits)) {
         if (this.count >= this.options.limit) break;
         await this.labelTarget(repo, pkg.name, target);
       }
@@ -201,6 +212,8 @@ function parseOptions(): Options {
     .option('--out <dir>', 'output folder', path.join(defaultCacheDir(), 'labels'))
     .option('--shard <i/N>', 'label the ids whose hash is i mod N', '0/1')
     .option('--targets-per-package <n>', 'targets per repository', (v) => Number(v), 40)
+    .option('--validation-targets-per-package <n>', 'targets per validation package (default: --targets-per-package)', (v) => Number(v))
+    .option('--validation-first', 'label the validation packages before the training ones')
     .option('--only <names>', 'comma-separated packages')
     .option('--limit <n>', 'stop after n instances this run', (v) => Number(v), Number.POSITIVE_INFINITY)
     .option('--threads <n>', 'model threads', (v) => Number(v), 2)
