@@ -6,12 +6,13 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { CompletionTrace } from '../shared/messages.js';
 import type { SettingsPatch } from '../shared/settings.js';
 import { createCompletionEngine } from '../server/src/completion/createEngine.js';
 import type { CompletionEngine, UserNotice } from '../server/src/completion/engine.js';
 import { createMemoryLogger } from '../server/src/util/logger.js';
+import { WorkspaceIndex } from '../server/src/indexing/workspaceIndex.js';
 import { writeTinyModel } from './support/tinyModel.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/retrieval-ws');
@@ -162,5 +163,31 @@ describe('outcomes that are not completions', () => {
     expect(notices[0]!.message).toMatch(/modelPath/);
     await engine.updateSettings({ modelPath: controlModel, policy: 'none' });
     expect((await completeTrace(engine)).outcome).toBe('ok');
+  });
+});
+
+describe('a document closed just before a completion', () => {
+  test('the completion retrieves from its disk content, however slow the close is', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'full' });
+    await completeTrace(engine); // the model is loaded: the next completion reaches retrieval at once
+    const report = path.join(ROOT, 'app/report.py');
+    const reportUri = pathToFileURL(report).href;
+    engine.openDocument(reportUri, `${readFileSync(report, 'utf8')}\ndef edited_in_the_buffer():\n    return 1\n`, 1);
+    const before = engine.indexVersion;
+    // A slow disk: the close restores the file's entry a second later.
+    const restore = WorkspaceIndex.prototype.upsertFromDisk;
+    const spy = vi.spyOn(WorkspaceIndex.prototype, 'upsertFromDisk').mockImplementation(async function (this: WorkspaceIndex, file: string) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return restore.call(this, file);
+    });
+    try {
+      engine.closeDocument(reportUri);
+      const trace = await completeTrace(engine);
+      // The restored entry is a new index version; the completion saw it.
+      expect(trace.indexVersion).toBeGreaterThan(before);
+      expect(trace.indexVersion).toBe(engine.indexVersion);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
