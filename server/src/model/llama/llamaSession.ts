@@ -25,6 +25,7 @@ import {
 } from '../completionModel.js';
 import { binaryDecision, safeLog } from './binaryDecision.js';
 import { findTextStop } from './stopRules.js';
+import { cutAt, withoutPartialCharacter } from '../generatedText.js';
 import { checkFits, checkTokenIds } from '../sessionChecks.js';
 import { SerialQueue } from './serialQueue.js';
 
@@ -217,35 +218,19 @@ export class LlamaSession implements ModelSession {
       generated.push(token);
       const text = this.hooks.detokenize(generated, context);
       const stop = findTextStop(text, options);
-      if (stop) return this.cutAt(generated, context, text.slice(0, stop.index), stop.reason);
+      if (stop) return cutAt(generated, this.textOf(generated, context), text.slice(0, stop.index), stop.reason);
       if (generated.length >= maxTokens) break;
       if (signal?.aborted) {
         stoppedBy = 'aborted';
         break;
       }
     }
-    return this.withoutPartialCharacter(generated, context, stoppedBy);
+    return withoutPartialCharacter(generated, this.textOf(generated, context), stoppedBy);
   }
 
-  /**
-   * A limit, an abort or a stop token can cut a multi-byte character, whose bytes decode to
-   * U+FFFD; drop those tokens rather than hand the editor a replacement character.
-   */
-  private withoutPartialCharacter(generated: number[], context: number[], stoppedBy: GenerationResult['stoppedBy']): GenerationResult {
-    const kept = [...generated];
-    let text = this.hooks.detokenize(kept, context);
-    while (kept.length > 0 && text.endsWith('\uFFFD')) {
-      kept.pop();
-      text = this.hooks.detokenize(kept, context);
-    }
-    return { text, tokens: kept, stoppedBy };
-  }
-
-  /** Keep the tokens whose text lies wholly inside the cut text. */
-  private cutAt(generated: number[], context: number[], text: string, reason: GenerationResult['stoppedBy']): GenerationResult {
-    const kept = [...generated];
-    while (kept.length > 0 && this.hooks.detokenize(kept, context).length > text.length) kept.pop();
-    return { text, tokens: kept, stoppedBy: reason };
+  /** Text of the first `count` generated tokens, after the prompt's last few. */
+  private textOf(generated: readonly number[], context: number[]): (count: number) => string {
+    return (count) => this.hooks.detokenize(generated.slice(0, count), context);
   }
 }
 

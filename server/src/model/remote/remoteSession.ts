@@ -19,6 +19,7 @@ import {
   type ModelSession,
 } from '../completionModel.js';
 import { LOOP_FREQUENCY_PENALTY } from '../llama/llamaSession.js';
+import { cutAt, withoutPartialCharacter } from '../generatedText.js';
 import { checkFits, checkTokenIds } from '../sessionChecks.js';
 import { SerialQueue } from '../llama/serialQueue.js';
 import { findTextStop } from '../llama/stopRules.js';
@@ -62,6 +63,8 @@ export interface CompletionAnswer {
 export interface RemoteSessionHooks {
   /** End of generation: the model's end-of-text and control tokens (control tokens also print as no bytes). */
   isStopToken(id: number, bytes: readonly number[]): boolean;
+  /** A token the server generated, with its bytes (the model's detokenize() answers from these). */
+  sawToken(id: number, bytes: readonly number[]): void;
 }
 
 export class RemoteSession implements ModelSession {
@@ -284,6 +287,7 @@ class GreedyDecoding {
     if (verdict.kind === 'unsure' && !wide) return 'wide';
     const corrected = verdict.kind === 'other' ? listed.top_logprobs!.find((t) => t.id === verdict.id)! : undefined;
     const token = corrected ?? listed;
+    this.hooks.sawToken(token.id, token.bytes);
     if (this.hooks.isStopToken(token.id, token.bytes)) {
       this.outcome = this.result('eos');
       return 'done';
@@ -293,7 +297,7 @@ class GreedyDecoding {
     const text = this.text(this.pieces);
     const stop = findTextStop(text, this.options);
     if (stop) {
-      this.outcome = this.cutAt(text.slice(0, stop.index), stop.reason);
+      this.outcome = cutAt(this.generated, this.textOf, text.slice(0, stop.index), stop.reason);
       return 'done';
     }
     if (this.generated.length >= this.maxTokens) {
@@ -305,21 +309,11 @@ class GreedyDecoding {
 
   /** The tokens so far, less a cut multi-byte character at the end (as the local adapter does). */
   result(stoppedBy: GenerationResult['stoppedBy']): GenerationResult {
-    let count = this.generated.length;
-    let text = this.text(this.pieces.slice(0, count));
-    while (count > 0 && text.endsWith('\uFFFD')) {
-      count--;
-      text = this.text(this.pieces.slice(0, count));
-    }
-    return { text, tokens: this.generated.slice(0, count), stoppedBy };
+    return withoutPartialCharacter(this.generated, this.textOf, stoppedBy);
   }
 
-  /** Keep the tokens whose text lies wholly inside the cut text. */
-  private cutAt(text: string, reason: GenerationResult['stoppedBy']): GenerationResult {
-    let count = this.generated.length;
-    while (count > 0 && this.text(this.pieces.slice(0, count)).length > text.length) count--;
-    return { text, tokens: this.generated.slice(0, count), stoppedBy: reason };
-  }
+  /** Text of the first `count` generated tokens. */
+  private readonly textOf = (count: number): string => this.text(this.pieces.slice(0, count));
 
   private text(pieces: readonly number[][]): string {
     return utf8.decode(Uint8Array.from(pieces.flat()));
