@@ -180,8 +180,7 @@ export class ModelManager {
         if (retry.loaded) void this.retire(retry.loaded.model);
         return;
       }
-      // Still failing: keep the first failure's time, so the next retry waits its turn.
-      if (retry.failure) retry.failure.checkedAt = this.now();
+      // Still failing, its failure is timed from this attempt, so the next retry waits its turn.
       this.current = retry;
     });
   }

@@ -35,7 +35,7 @@ const DEFAULT_CACHED_LINES = 8_192;
 
 export class LineTokenizer {
   private readonly cache: LRUCache<string, number[]>;
-  /** While {@link prepared} builds: pieces not cached yet, answered with a guess. */
+  /** While {@link prepared} builds: pieces not cached yet, answered as one token each. */
   private missing?: Set<string>;
 
   constructor(private readonly tokenizer: Tokenizer, cachedLines = DEFAULT_CACHED_LINES) {

@@ -14,6 +14,7 @@
  * prompt that way) and throws {@link UntokenizedTextError} otherwise.
  */
 import { readdirSync } from 'node:fs';
+import { LRUCache } from 'lru-cache';
 import path from 'node:path';
 import type { CompletionModel, LoadModelResult, ModelInfo, ModelSession, SpecialTokenIds } from '../completionModel.js';
 import { controlPackManifest, controlPacksDir, type ControlPack } from '../../modelStore/controlPack.js';
@@ -96,7 +97,8 @@ function urlProblem(url: string): string | undefined {
 
 export class RemoteCompletionModel implements CompletionModel {
   private readonly sessions = new Set<RemoteSession>();
-  private readonly remembered = new Map<string, number[]>();
+  /** What tokenizeMany returned, for tokenize(). */
+  private readonly remembered = new LRUCache<string, number[]>({ max: REMEMBERED_TEXTS });
   /** Bytes of ids seen in answers, for detokenize(). */
   private readonly pieces = new Map<number, number[]>();
   private readonly stopIds: Set<number>;
@@ -124,7 +126,7 @@ export class RemoteCompletionModel implements CompletionModel {
       const batch = texts.slice(start, start + TEXTS_PER_REQUEST);
       out.push(...await tokenizeBatch(this.api, batch, false, signal));
     }
-    texts.forEach((text, i) => this.remember(text, out[i]!));
+    texts.forEach((text, i) => this.remembered.set(text, out[i]!));
     return out;
   }
 
@@ -145,9 +147,9 @@ export class RemoteCompletionModel implements CompletionModel {
     // where the server has slots enough.
     const slot = this.slots > 1 ? this.nextSlot++ % this.slots : undefined;
     const session: RemoteSession = new RemoteSession(this.api, slot, this.info.contextSize, this.info.vocabularySize, {
-      isStopToken: (id, bytes) => {
-        if (bytes.length > 0) this.pieces.set(id, [...bytes]);
-        return this.stopIds.has(id) || bytes.length === 0;
+      isStopToken: (id, bytes) => this.stopIds.has(id) || bytes.length === 0,
+      sawToken: (id, bytes) => {
+        if (bytes.length > 0 && !this.pieces.has(id)) this.pieces.set(id, [...bytes]);
       },
     }, () => this.sessions.delete(session));
     this.sessions.add(session);
@@ -160,10 +162,6 @@ export class RemoteCompletionModel implements CompletionModel {
     await Promise.all([...this.sessions].map((s) => s.dispose()));
   }
 
-  private remember(text: string, ids: number[]): void {
-    if (this.remembered.size >= REMEMBERED_TEXTS) this.remembered.delete(this.remembered.keys().next().value!);
-    this.remembered.set(text, ids);
-  }
 }
 
 /** Token ids of each text, in one `/tokenize` request. */
