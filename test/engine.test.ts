@@ -166,6 +166,45 @@ describe('outcomes that are not completions', () => {
   });
 });
 
+describe('the one lock and the one document store', () => {
+  test('completions asked at once run one after another in order; one aborted while it waits never runs', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'full' });
+    await completeTrace(engine); // the model is loaded
+    const finished: string[] = [];
+    const ask = (name: string, line: number, signal: AbortSignal) =>
+      engine.complete({ uri: CHECKOUT_URI, line, character: 0, trigger: 'invoked' }, signal).then((outcome) => {
+        finished.push(name);
+        return outcome;
+      });
+    const waiting = new AbortController();
+    const asked = [ask('a', 3, new AbortController().signal), ask('b', 5, waiting.signal), ask('c', 7, new AbortController().signal)];
+    waiting.abort();
+    const [a, b, c] = await Promise.all(asked);
+    expect(b!.kind).toBe('cancelled');
+    expect([a!.kind, c!.kind]).toEqual(['ok', 'ok']);
+    expect(finished).toEqual(['b', 'a', 'c']); // b left the queue at once; a and c kept their order
+    // The latest trace is c's: b made none.
+    expect(engine.trace()?.traceId).toBe(c!.kind === 'ok' ? c!.traceId : undefined);
+    expect(engine.trace()?.line).toBe(7);
+  });
+
+  test('an edit lands once in the store, and the index takes it from there', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'none' });
+    expect(engine.changeDocument(CHECKOUT_URI, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: 'ADDED = 1\n' }], 2)).toBe(true);
+    expect(engine.changeDocument('file:///never-opened.py', [{ text: 'x' }], 2)).toBe(false);
+    expect(engine.documents.version(CHECKOUT_URI)).toBe(2);
+    expect(engine.documents.textAround(CHECKOUT_URI, { line: 1, character: 0 }, 100, 0)?.prefix).toBe('ADDED = 1\n');
+    // Another open document's edit is indexed before a completion retrieves (a new index version).
+    const report = path.join(ROOT, 'app/report.py');
+    const reportUri = pathToFileURL(report).href;
+    engine.openDocument(reportUri, readFileSync(report, 'utf8'), 1);
+    const before = engine.indexVersion;
+    engine.changeDocument(reportUri, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: 'def typed_in_report():\n    return 2\n' }], 2);
+    const trace = await completeTrace(engine, { line: CURSOR.line + 1, character: CURSOR.character });
+    expect(trace.indexVersion).toBeGreaterThan(before);
+  });
+});
+
 describe('a document closed just before a completion', () => {
   test('the completion retrieves from its disk content, however slow the close is', async () => {
     const { engine } = await engineWith({ modelPath: controlModel, policy: 'full' });

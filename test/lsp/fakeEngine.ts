@@ -1,6 +1,6 @@
 /**
  * A fake CompletionEngine for orchestration tests of the LSP layer (unit tests and the
- * fake-engine stdio server). It keeps documents, counts calls, and completes after a delay
+ * fake-engine stdio server). It keeps documents in the real store, counts calls, and completes after a delay
  * that honours the AbortSignal, so cancellation and supersession can be observed.
  */
 import { readdirSync, statSync } from 'node:fs';
@@ -11,6 +11,7 @@ import type {
   CompletionEngine, CompletionOutcome, CompletionRequest, DocumentEdit, IndexProgress, IndexStats, ModelPullProgress, ModelStatus,
   UserNotice, WatchedFileEvent,
 } from '../../server/src/completion/engine.js';
+import { OpenDocuments } from '../../server/src/completion/openDocuments.js';
 
 /** How the fake behaves. */
 export interface FakeEngineOptions {
@@ -67,7 +68,7 @@ function listPythonFiles(root: string): string[] {
 export class FakeEngine implements CompletionEngine {
   settings: CompletionSettings;
   indexVersion = 0;
-  readonly documents = new Map<string, { text: string; version: number }>();
+  readonly documents = new OpenDocuments();
   readonly completeCalls: CompletionRequest[] = [];
   readonly edits: DocumentEdit[][] = [];
   readonly fileEvents: WatchedFileEvent[][] = [];
@@ -100,17 +101,16 @@ export class FakeEngine implements CompletionEngine {
   }
 
   openDocument(uri: string, text: string, version: number): void {
-    this.documents.set(uri, { text, version });
+    this.documents.open(uri, text, version);
   }
 
-  changeDocument(uri: string, edits: DocumentEdit[], version: number): void {
+  changeDocument(uri: string, edits: DocumentEdit[], version: number): boolean {
     this.edits.push(edits);
-    const document = this.documents.get(uri);
-    if (document) document.version = version;
+    return this.documents.change(uri, edits, version) !== undefined;
   }
 
   closeDocument(uri: string): void {
-    this.documents.delete(uri);
+    this.documents.close(uri);
   }
 
   async filesChanged(events: WatchedFileEvent[]): Promise<void> {

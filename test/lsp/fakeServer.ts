@@ -30,7 +30,7 @@ state.connection.onRequest(ENGINE_STATS_METHOD, () => ({
   edits: engine?.edits ?? [],
   fileEvents: engine?.fileEvents ?? [],
   settingsPatches: engine?.settingsPatches ?? [],
-  documents: [...(engine?.documents.keys() ?? [])],
+  documents: engine?.documents.uris() ?? [],
   settings: engine?.settings,
   pulls: engine?.pulls ?? [],
   pullsAborted: engine?.pullsAborted ?? 0,

@@ -1,8 +1,10 @@
 /**
- * The real CompletionEngine: workspace index + lexical index + retriever + model manager +
- * pipeline. One completion runs the model at a time (2 cores; a KV cache per session); a request
- * aborted while it waits never reaches the model. The same lock keeps a model that a settings
- * change replaced alive until the completion using it is done.
+ * The real CompletionEngine: open documents + workspace index + lexical index + retriever +
+ * model manager + pipeline. It owns the server's one document store (openDocuments.ts) and its
+ * one lock: one completion runs the model at a time (2 cores; a KV cache per session), in the
+ * order requests came; a request aborted while it waits leaves the queue and never reaches the
+ * model. The LSP scheduler only debounces and supersedes. The same lock keeps a model that a
+ * settings change replaced alive until the completion using it is done.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -83,7 +85,7 @@ class RepoShapleyEngine implements CompletionEngine {
   /** Control decisions kept while the user types on one line (control/decisionCache.ts). */
   private readonly decisions = new DecisionCache();
   private readonly models: ModelManager;
-  private readonly documents = new OpenDocuments();
+  readonly documents = new OpenDocuments();
   private readonly traces = new LRUCache<string, CompletionTrace>({ max: TRACES_KEPT });
   private readonly modelLock = new Mutex();
   private readonly noticeListeners: ((notice: UserNotice) => void)[] = [];
@@ -139,12 +141,14 @@ class RepoShapleyEngine implements CompletionEngine {
 
   openDocument(uri: string, text: string, version: number): void {
     const document = this.documents.open(uri, text, version);
-    if (document.absPath) this.index.openDocument(document.absPath, text);
+    if (document.absPath) this.index.openDocument(document.absPath, document.text, document.lines);
   }
 
-  changeDocument(uri: string, edits: DocumentEdit[], version: number): void {
-    const document = this.documents.change(uri, edits, version);
-    if (document?.absPath) this.index.applyDocumentEdits(document.absPath, edits);
+  changeDocument(uri: string, edits: DocumentEdit[], version: number): boolean {
+    const changed = this.documents.change(uri, edits, version);
+    if (!changed) return false;
+    if (changed.document.absPath) this.index.applyDocumentChange(changed.document.absPath, changed.change);
+    return true;
   }
 
   closeDocument(uri: string): void {

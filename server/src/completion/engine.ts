@@ -6,6 +6,7 @@
 import type { CompletionTrace, PullableModel, PullModelResult, StatusModel } from '../../../shared/messages.js';
 import type { SettingsPatch, CompletionSettings } from '../../../shared/settings.js';
 import type { WorkspaceBoundHit } from '../indexing/indexResults.js';
+import type { DocumentView } from './openDocuments.js';
 
 /** A text edit in a document, as LSP incremental sync sends it (range may be out of bounds: it is clamped). */
 export interface DocumentEdit {
@@ -107,8 +108,14 @@ export interface CompletionEngine {
   readonly indexVersion: number;
   /** Index every root; reports progress; resolves when done or aborted. */
   indexWorkspace(roots: string[], onProgress: (p: IndexProgress) => void, signal?: AbortSignal): Promise<IndexStats>;
+  /**
+   * The open documents, as the engine holds them: the server's one store (openDocuments.ts). The
+   * LSP layer reads cursor text and versions here instead of keeping a copy.
+   */
+  readonly documents: DocumentView;
   openDocument(uri: string, text: string, version: number): void;
-  changeDocument(uri: string, edits: DocumentEdit[], version: number): void;
+  /** Apply incremental edits; false (and nothing done) for a document that is not open. */
+  changeDocument(uri: string, edits: DocumentEdit[], version: number): boolean;
   closeDocument(uri: string): void;
   filesChanged(events: WatchedFileEvent[]): Promise<void>;
   /** Merge settings; reloads the model if its path, threads or gpuLayers changed. */

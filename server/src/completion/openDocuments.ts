@@ -1,37 +1,68 @@
 /**
- * The engine's view of open editor buffers: text and version by URI. Documents inside a
- * workspace root are also mirrored into the workspace index (which replaces their disk
- * content); documents outside every root (untitled buffers, files elsewhere) are completed
- * from their own text only.
+ * The server's one store of open editor documents: text, lines and version by URI. Every
+ * didOpen/didChange/didClose lands here once; an edit is applied once (textEdits.applyEdits),
+ * and the workspace index takes the result for its own derived state (tree, chunks) instead of
+ * applying the edit again. The LSP layer reads the same documents through {@link DocumentView}
+ * (cache keys, position checks, the version a completion was made for).
+ *
+ * Documents inside a workspace root are also laid over the workspace index (replacing their
+ * disk content); documents outside every root (untitled buffers, files elsewhere) are
+ * completed from their own text only.
  */
-import { applyDocumentEdit } from '../indexing/textEdits.js';
+import { applyEdits, clampedOffset, splitLines, type DocumentChange } from '../indexing/textEdits.js';
 import { uriToPath } from '../workspace/paths.js';
 import type { DocumentEdit } from './engine.js';
 
 export interface OpenDocument {
-  uri: string;
+  readonly uri: string;
   /** Absolute path for file: URIs. */
-  absPath?: string;
+  readonly absPath?: string;
   text: string;
+  /** `splitLines(text)`: lines without terminators, only `\n` ending a line (as the index counts them). */
+  lines: string[];
   version: number;
 }
 
-export class OpenDocuments {
+/** Text on both sides of a cursor, bounded, and the document version it was read at. */
+export interface TextAround {
+  prefix: string;
+  suffix: string;
+  version: number;
+}
+
+/** What the LSP layer may read of the open documents. */
+export interface DocumentView {
+  has(uri: string): boolean;
+  /** Current version of an open document. */
+  version(uri: string): number | undefined;
+  /**
+   * Up to `before` characters before the position and `after` after it, or undefined when the
+   * document is not open or the position lies outside it (a line past the end, or a character
+   * past the end of its line).
+   */
+  textAround(uri: string, position: { line: number; character: number }, before: number, after: number): TextAround | undefined;
+}
+
+/** Open documents by URI. */
+export class OpenDocuments implements DocumentView {
   private readonly documents = new Map<string, OpenDocument>();
 
+  /** Open a document, or replace its text and version (a repeated didOpen). */
   open(uri: string, text: string, version: number): OpenDocument {
-    const document = { uri, absPath: uriToPath(uri), text, version };
+    const document: OpenDocument = { uri, absPath: uriToPath(uri), text, lines: splitLines(text), version };
     this.documents.set(uri, document);
     return document;
   }
 
-  /** Apply LSP incremental edits in order; returns undefined for a document never opened. */
-  change(uri: string, edits: readonly DocumentEdit[], version: number): OpenDocument | undefined {
+  /** Apply LSP incremental edits in order; undefined for a document never opened. */
+  change(uri: string, edits: readonly DocumentEdit[], version: number): { document: OpenDocument; change: DocumentChange } | undefined {
     const document = this.documents.get(uri);
     if (!document) return undefined;
-    for (const edit of edits) document.text = applyDocumentEdit(document.text, edit).text;
+    const change = applyEdits(document, edits);
+    document.text = change.text;
+    document.lines = change.lines;
     document.version = version;
-    return document;
+    return { document, change };
   }
 
   close(uri: string): OpenDocument | undefined {
@@ -43,4 +74,34 @@ export class OpenDocuments {
   get(uri: string): OpenDocument | undefined {
     return this.documents.get(uri);
   }
+
+  has(uri: string): boolean {
+    return this.documents.has(uri);
+  }
+
+  /** The URIs of the open documents, in the order they were opened. */
+  uris(): string[] {
+    return [...this.documents.keys()];
+  }
+
+  version(uri: string): number | undefined {
+    return this.documents.get(uri)?.version;
+  }
+
+  textAround(uri: string, position: { line: number; character: number }, before: number, after: number): TextAround | undefined {
+    const document = this.documents.get(uri);
+    if (!document || !isInside(document, position)) return undefined;
+    const offset = clampedOffset(document.text, position);
+    return {
+      prefix: document.text.slice(Math.max(0, offset - before), offset),
+      suffix: document.text.slice(offset, offset + after),
+      version: document.version,
+    };
+  }
+}
+
+/** Whether a position addresses a real place in the document (the end of a line included). */
+function isInside(document: OpenDocument, position: { line: number; character: number }): boolean {
+  const line = document.lines[position.line];
+  return line !== undefined && position.character >= 0 && position.character <= line.length;
 }

@@ -14,7 +14,7 @@ import { buildFileIndex } from './fileIndexer.js';
 import type { DocumentResult } from './indexResults.js';
 import type { IndexStore } from './indexStore.js';
 import type { PythonParser } from './parser.js';
-import type { DocumentEdit } from './textEdits.js';
+import type { DocumentChange } from './textEdits.js';
 
 /** What the overlay needs from its owner. */
 export interface BufferOverlayDeps {
@@ -48,21 +48,21 @@ export class BufferOverlay {
     return this.documents.has(absPath) || (relPath !== undefined && this.documents.ownerOf(relPath) !== undefined);
   }
 
-  open(path: string, text: string): DocumentResult {
-    const doc = this.documents.open(path, text);
+  open(path: string, text: string, lines?: string[]): DocumentResult {
+    const doc = this.documents.open(path, text, lines);
     this.place(doc);
     return this.index(doc);
   }
 
   /**
-   * Apply edits to the buffer (and its tree). With `defer`, the index entry is rebuilt later,
+   * Take an edited buffer (and edit its tree). With `defer`, the index entry is rebuilt later,
    * by {@link flush}: typing fast in a large file then re-indexes it a few times a second, not
    * on every keystroke.
    */
-  edit(path: string, edits: readonly DocumentEdit[], defer = false): DocumentResult {
+  edit(path: string, change: DocumentChange, defer = false): DocumentResult {
     const doc = this.documents.get(path);
     if (!doc) return { kind: 'not-open' };
-    this.documents.applyEdits(doc, edits);
+    this.documents.applyChange(doc, change);
     if (defer && doc.location) {
       this.stale.add(doc);
       return { kind: 'deferred' };

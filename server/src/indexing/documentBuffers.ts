@@ -6,7 +6,7 @@
 import type { DocumentLocation } from './documentLocation.js';
 import type { PythonParser, Tree } from './parser.js';
 import { createStatementCache, type StatementCache } from './symbols.js';
-import { applyDocumentEdit, spliceLines, splitLines, type DocumentEdit } from './textEdits.js';
+import { splitLines, type DocumentChange } from './textEdits.js';
 import type { SkipReason } from './types.js';
 
 /** An open document. */
@@ -52,30 +52,33 @@ export class DocumentBuffers {
     return undefined;
   }
 
-  /** Open (or re-open with new text, as a repeated didOpen would) a document. */
-  open(path: string, text: string): OpenDocument {
+  /**
+   * Open (or re-open with new text, as a repeated didOpen would) a document. `lines` may come from
+   * the server's document store, which split them already.
+   */
+  open(path: string, text: string, lines: string[] = splitLines(text)): OpenDocument {
     const existing = this.documents.get(path);
     if (existing) {
       dropTree(existing);
       existing.text = text;
-      existing.lines = splitLines(text);
+      existing.lines = lines;
       return existing;
     }
-    const doc: OpenDocument = { path, text, lines: splitLines(text), statements: createStatementCache() };
+    const doc: OpenDocument = { path, text, lines, statements: createStatementCache() };
     this.documents.set(path, doc);
     return doc;
   }
 
   /**
-   * Apply edits in order. The tree is edited alongside, so the next {@link reparse} is
-   * incremental; a full replacement makes the old tree worthless, so it is freed.
+   * Take the text after edits that were applied once, elsewhere (textEdits.applyEdits). The tree
+   * is edited alongside, so the next {@link reparse} is incremental; a full replacement makes the
+   * old tree worthless, so it is freed.
    */
-  applyEdits(doc: OpenDocument, edits: readonly DocumentEdit[]): void {
-    for (const edit of edits) {
-      const applied = applyDocumentEdit(doc.text, edit);
-      doc.text = applied.text;
-      doc.lines = applied.treeEdit ? spliceLines(doc.lines, doc.text, applied.treeEdit) : splitLines(doc.text);
-      if (doc.tree && applied.treeEdit) doc.tree.edit(applied.treeEdit);
+  applyChange(doc: OpenDocument, change: DocumentChange): void {
+    doc.text = change.text;
+    doc.lines = change.lines;
+    for (const treeEdit of change.treeEdits) {
+      if (doc.tree && treeEdit) doc.tree.edit(treeEdit);
       else dropTree(doc);
     }
   }

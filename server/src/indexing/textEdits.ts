@@ -42,6 +42,32 @@ export function applyDocumentEdit(text: string, edit: DocumentEdit): AppliedEdit
   };
 }
 
+/** A document after a list of edits: its text and lines, and the tree edit of each edit in order. */
+export interface DocumentChange {
+  text: string;
+  /** `splitLines(text)`, spliced from the lines before (see {@link spliceLines}). */
+  lines: string[];
+  /** One per edit; undefined for a full replacement, after which the old tree is no use. */
+  treeEdits: (Edit | undefined)[];
+}
+
+/**
+ * Apply edits in order to a document's text and lines. The server applies each editor edit once,
+ * here, and hands the result to whoever keeps derived state (the index's tree and chunks).
+ */
+export function applyEdits(before: { text: string; lines: readonly string[] }, edits: readonly DocumentEdit[]): DocumentChange {
+  let { text } = before;
+  let lines = before.lines as string[];
+  const treeEdits: (Edit | undefined)[] = [];
+  for (const edit of edits) {
+    const applied = applyDocumentEdit(text, edit);
+    text = applied.text;
+    lines = applied.treeEdit ? spliceLines(lines, text, applied.treeEdit) : splitLines(text);
+    treeEdits.push(applied.treeEdit);
+  }
+  return { text, lines, treeEdits };
+}
+
 /** Offset of an LSP position: a line past the end means the end; a character past the line means its end. */
 export function clampedOffset(text: string, position: LspPosition): number {
   const line = Math.max(0, Math.floor(position.line) || 0);

@@ -21,11 +21,11 @@ import { buildFileIndex } from './fileIndexer.js';
 import { DEFAULT_WORKSPACE_BOUND, type DocumentResult, type IndexProgress, type IndexRootsResult, type UpsertResult, type WorkspaceBoundHit, type WorkspaceIndexOptions, type WorkspaceIndexStats } from './indexResults.js';
 import { IndexStore } from './indexStore.js';
 import { createPythonParser, type PythonParser } from './parser.js';
-import type { DocumentEdit } from './textEdits.js';
+import { applyEdits, type DocumentChange, type DocumentEdit } from './textEdits.js';
 import type { Chunk, Definition, FileChange, FileIndex, IndexView } from './types.js';
 
 export type { DocumentResult, IndexProgress, IndexRootsResult, UpsertResult, WorkspaceIndexOptions, WorkspaceIndexStats } from './indexResults.js';
-export type { DocumentEdit } from './textEdits.js';
+export type { DocumentChange, DocumentEdit } from './textEdits.js';
 
 /** Disk files overlaid by open buffers; see the module comment for the rules. */
 export class WorkspaceIndex implements IndexView {
@@ -194,21 +194,35 @@ export class WorkspaceIndex implements IndexView {
     return { kind: 'removed' };
   }
 
-  /** Open a document: its buffer replaces the disk content in the index while it is open. */
-  openDocument(absPath: string, text: string): DocumentResult {
+  /**
+   * Open a document: its buffer replaces the disk content in the index while it is open. `lines`
+   * (splitLines of `text`) may come from a document store that split them already.
+   */
+  openDocument(absPath: string, text: string, lines?: string[]): DocumentResult {
     const abs = path.resolve(absPath);
     this.tickets.delete(abs); // A disk read in flight for this file must not land after this.
-    return this.buffers.open(abs, text);
+    return this.buffers.open(abs, text, lines);
   }
 
   /**
-   * Apply LSP incremental-sync edits in order and reindex incrementally (old tree reused): at
+   * Apply LSP incremental-sync edits in order to the buffer itself, for callers without a
+   * document store of their own (the server's store applies them once and calls
+   * {@link applyDocumentChange}).
+   */
+  applyDocumentEdits(absPath: string, edits: readonly DocumentEdit[]): DocumentResult {
+    const doc = this.buffers.get(path.resolve(absPath));
+    if (!doc) return { kind: 'not-open' };
+    return this.applyDocumentChange(absPath, applyEdits(doc, edits));
+  }
+
+  /**
+   * Take an open document's text after edits and reindex incrementally (old tree reused): at
    * once, or with `bufferIndexDelayMs` within that delay (timed from the first unindexed edit,
    * so continuous typing cannot postpone it forever).
    */
-  applyDocumentEdits(absPath: string, edits: readonly DocumentEdit[]): DocumentResult {
+  applyDocumentChange(absPath: string, change: DocumentChange): DocumentResult {
     const defer = this.bufferIndexDelayMs > 0 && this.parser !== undefined;
-    const result = this.buffers.edit(path.resolve(absPath), edits, defer);
+    const result = this.buffers.edit(path.resolve(absPath), change, defer);
     if (result.kind === 'deferred' && !this.bufferFlushTimer) {
       this.bufferFlushTimer = setTimeout(() => this.flushBufferEdits(), this.bufferIndexDelayMs);
       this.bufferFlushTimer.unref();

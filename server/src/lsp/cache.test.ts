@@ -44,13 +44,12 @@ describe('CompletionCache', () => {
 
 const noCancel: CancellationLike = { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) };
 
-function sessionWithEngine() {
+function sessionWithEngine(options: { noModel?: boolean } = {}) {
   const connection = { sendNotification: async () => {} } as unknown as Connection;
   const state = createServerState(connection, () => engine, silentLogger);
-  const engine = new FakeEngine({ settings: { debounceMs: 0 } });
+  const engine = new FakeEngine({ settings: { debounceMs: 0 }, ...options });
   state.engine = engine;
   const uri = 'file:///w/a.py';
-  state.documents.open(uri, 'python', 1, 'import os\nos.\n');
   engine.openDocument(uri, 'import os\nos.\n', 1);
   const ask = () => completeAtCursor(state, { uri, position: { line: 1, character: 3 }, trigger: 'invoked' }, noCancel);
   return { state, engine, uri, ask };
@@ -76,7 +75,7 @@ describe('completion cache in front of the engine', () => {
   test('a text change near the cursor misses', async () => {
     const { state, engine, uri, ask } = sessionWithEngine();
     await ask();
-    state.documents.change(uri, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '# hi\n' }], 2);
+    engine.changeDocument(uri, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '# hi\n' }], 2);
     await ask();
     expect(engine.completeCalls).toHaveLength(2);
   });
@@ -90,12 +89,17 @@ describe('completion cache in front of the engine', () => {
   });
 
   test('non-ok outcomes are not cached', async () => {
-    const { state, engine, uri } = sessionWithEngine();
-    engine.closeDocument(uri);
-    const ask = () => completeAtCursor(state, { uri, position: { line: 0, character: 0 }, trigger: 'invoked' }, noCancel);
+    const { engine, ask } = sessionWithEngine({ noModel: true });
     expect(await ask()).toBeUndefined();
     expect(await ask()).toBeUndefined();
     expect(engine.completeCalls).toHaveLength(2);
+  });
+
+  test('a closed document never reaches the engine: the LSP layer reads the engine\'s own store', async () => {
+    const { engine, uri, ask } = sessionWithEngine();
+    engine.closeDocument(uri);
+    expect(await ask()).toBeUndefined();
+    expect(engine.completeCalls).toHaveLength(0);
   });
 
   test('unopened documents and positions past the end never reach the engine', async () => {

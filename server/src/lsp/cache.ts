@@ -25,6 +25,10 @@ export interface CachedCompletion {
   traceId: string;
 }
 
+/** Characters of prefix / suffix around the cursor that key the completion cache. */
+export const CACHE_PREFIX_CHARS = 2_000;
+export const CACHE_SUFFIX_CHARS = 500;
+
 /** Default number of completions kept. */
 export const DEFAULT_CACHE_ENTRIES = 500;
 

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'vscode-languageserver/node';
 import type { CompletionOutcome } from '../completion/engine.js';
-import { completionCacheKey, type CachedCompletion } from './cache.js';
+import { CACHE_PREFIX_CHARS, CACHE_SUFFIX_CHARS, completionCacheKey, type CachedCompletion } from './cache.js';
 import type { CancellationLike, DomainPosition } from './converters.js';
 import type { ServerState } from './state.js';
 
@@ -34,9 +34,9 @@ export async function completeAtCursor(
 ): Promise<CachedCompletion | undefined> {
   const engine = state.engine;
   if (!engine || state.lifecycle === 'shut-down' || !engine.settings.enabled) return undefined;
-  const context = state.documents.cursorContext(request.uri, request.position);
+  const context = engine.documents.textAround(request.uri, request.position, CACHE_PREFIX_CHARS, CACHE_SUFFIX_CHARS);
   if (!context) {
-    logUnknownOnce(state, request.uri, state.documents.has(request.uri) ? 'position outside the document' : 'document not open');
+    logUnknownOnce(state, request.uri, engine.documents.has(request.uri) ? 'position outside the document' : 'document not open');
     return undefined;
   }
   const key = completionCacheKey({
@@ -54,7 +54,7 @@ export async function completeAtCursor(
     engine.complete({ uri: request.uri, ...request.position, trigger: request.trigger, mode: request.mode }, signal));
   if (result.kind === 'cancelled') return undefined;
   const completion = fromOutcome(state, request.uri, result.value);
-  if (completion && state.documents.version(request.uri) === context.version) {
+  if (completion && engine.documents.version(request.uri) === context.version) {
     state.cache.set(key, completion);
     state.typedThrough.remember(request.uri, context, requestKey, completion);
   }

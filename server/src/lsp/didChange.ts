@@ -1,11 +1,11 @@
-/** `textDocument/didChange`: incremental edits go to the mirror and, as DocumentEdit[], to the engine. */
+/** `textDocument/didChange`: incremental edits go, as DocumentEdit[], to the engine's document store. */
 import type { DidChangeTextDocumentParams } from 'vscode-languageserver/node';
 import { fromLspEdits, isContentChange } from './converters.js';
 import type { ServerState } from './state.js';
 
 /**
  * Handles `textDocument/didChange`; changes to documents never opened are logged and dropped, and
- * so is a change list holding a malformed change (applied by neither the mirror nor the engine).
+ * so is a change list holding a malformed change (none of it is applied).
  */
 export function onDidChange(state: ServerState) {
   return (params: DidChangeTextDocumentParams): void => {
@@ -15,10 +15,8 @@ export function onDidChange(state: ServerState) {
       state.logger.warn(`didChange with malformed content changes for ${String(uri)}: ignored`);
       return;
     }
-    if (!state.documents.change(uri, changes, version)) {
+    if (!state.engine?.changeDocument(uri, fromLspEdits(changes), version)) {
       state.logger.debug(`didChange for a document that is not open: ${uri}`);
-      return;
     }
-    state.engine?.changeDocument(uri, fromLspEdits(changes), version);
   };
 }

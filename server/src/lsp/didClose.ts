@@ -7,7 +7,6 @@ export function onDidClose(state: ServerState) {
   return (params: DidCloseTextDocumentParams): void => {
     const { uri } = params.textDocument;
     state.scheduler.supersede(uri);
-    state.documents.close(uri);
     state.typedThrough.forget(uri);
     state.engine?.closeDocument(uri);
   };

@@ -1,4 +1,4 @@
-/** `textDocument/didOpen`: the document enters the mirror and the engine's document store. */
+/** `textDocument/didOpen`: the document enters the engine's document store (the server's only one). */
 import type { DidOpenTextDocumentParams } from 'vscode-languageserver/node';
 import { isOpenableDocument } from './converters.js';
 import type { ServerState } from './state.js';
@@ -11,8 +11,7 @@ export function onDidOpen(state: ServerState) {
       state.logger.warn('didOpen without a string uri and text: ignored');
       return;
     }
-    const { uri, languageId, version, text } = document;
-    state.documents.open(uri, languageId, version, text);
+    const { uri, version, text } = document;
     state.unknownDocuments.delete(uri);
     state.engine?.openDocument(uri, text, version);
   };

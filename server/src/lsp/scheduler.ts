@@ -6,10 +6,10 @@
  * - A newer request for the same document supersedes older ones: they are aborted and
  *   answered at once, so stale work never delays the fresh answer.
  * - A request cancelled while it waits is answered at once.
- * - One task runs at a time (the model is a single resource); waiting tasks go in FIFO order.
+ * - It does not serialize: the engine's model lock is the one queue a completion waits in
+ *   (createEngine.ts), so a request passes one lock, not two in a row.
  */
 import type { Logger } from '../util/logger.js';
-import { Mutex } from '../util/mutex.js';
 import { toAbortSignal, type CancellationLike } from './converters.js';
 
 /** Why a scheduled task produced no value. */
@@ -53,7 +53,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 /** Debounces, supersedes and serializes completion work per document. */
 export class CompletionScheduler {
   private readonly latest = new Map<string, Ticket<unknown>>();
-  private readonly slot = new Mutex();
 
   constructor(private readonly options: SchedulerOptions) {}
 
@@ -97,17 +96,13 @@ export class CompletionScheduler {
     const { signal } = ticket.controller;
     const debounceMs = trigger === 'automatic' ? Math.max(0, this.options.debounceMs()) : 0;
     if (debounceMs > 0 && !(await sleep(debounceMs, signal))) return;
-    const release = await this.slot.acquire(signal);
-    if (!release) return;
+    if (signal.aborted) return;
     try {
-      if (signal.aborted) return;
       const value = await task(signal);
       this.settle(ticket, { kind: 'done', value });
     } catch (error) {
       if (ticket.answered) this.options.logger.debug(`completion task failed after its answer: ${String(error)}`);
       else this.finish(ticket, () => ticket.fail(error));
-    } finally {
-      release();
     }
   }
 

@@ -9,7 +9,6 @@ import type { Logger } from '../util/logger.js';
 import { CompletionCache } from './cache.js';
 import type { Lifecycle } from './lifecycle.js';
 import { TypedThrough } from './typedThrough.js';
-import { DocumentMirror } from './documents.js';
 import { CompletionScheduler } from './scheduler.js';
 import { StatusReporter } from './status.js';
 
@@ -34,7 +33,6 @@ export interface ServerState {
   roots: string[];
   /** Command attached to completion items with the trace id, when the client asked for one. */
   completionCommand?: string;
-  readonly documents: DocumentMirror;
   readonly cache: CompletionCache;
   /** The last completion shown per document, answered on while the user types it (typedThrough.ts). */
   readonly typedThrough: TypedThrough;
@@ -56,7 +54,6 @@ export function createServerState(connection: Connection, createEngine: EngineFa
     createEngine,
     capabilities: {},
     roots: [],
-    documents: new DocumentMirror(),
     cache: new CompletionCache(),
     typedThrough: new TypedThrough(),
     scheduler: new CompletionScheduler({

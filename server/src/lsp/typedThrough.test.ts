@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { CACHE_PREFIX_CHARS } from './documents.js';
+import { CACHE_PREFIX_CHARS } from './cache.js';
 import { TypedThrough } from './typedThrough.js';
 
 const shown = { text: 'perimeter())', traceId: 't1' };

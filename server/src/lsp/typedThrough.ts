@@ -4,11 +4,10 @@
  * index version is not part of the match: typing re-indexes the buffer, and what was typed is
  * exactly what the completion predicted.
  */
-import type { CachedCompletion } from './cache.js';
-import { CACHE_PREFIX_CHARS } from './documents.js';
+import { CACHE_PREFIX_CHARS, type CachedCompletion } from './cache.js';
 
 interface Shown {
-  /** The cursor context the completion was made for (bounded as documents.ts bounds it). */
+  /** The cursor context the completion was made for (bounded as completeAtCursor.ts bounds it). */
   prefix: string;
   suffix: string;
   /** Settings and mode of the request (a completion made for others is not reused). */

@@ -1,7 +1,7 @@
 /**
  * A FIFO lock whose waiters can give up: work aborted while queued leaves the queue at once
- * instead of running stale (STYLE: stale work never blocks fresh work). Used by the LSP scheduler
- * and by the engine (the model is one resource).
+ * instead of running stale (STYLE: stale work never blocks fresh work). Used as the engine's
+ * model lock (the model is one resource).
  */
 export class Mutex {
   private locked = false;
