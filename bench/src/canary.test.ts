@@ -128,7 +128,7 @@ afterAll(async () => {
 
 function drive(taskList: readonly BenchTask[]): Promise<{ results: TaskResult[] }> {
   return driveTasks(taskList, {
-    policies: ['none', 'full', 'reposhapley'],
+    arms: [{ policy: 'none' }, { policy: 'full' }, { policy: 'reposhapley' }],
     settings: { modelPath, threads: 1, maxTokens: 12, tracePrompt: true },
     limits: { requestTimeoutMs: 60_000 },
     env: { REPOSHAPLEY_MODEL: '' },
@@ -188,7 +188,7 @@ describe('--typing mode on the same fixture', () => {
   test('replays keystrokes, cancels what the next key overtakes, scores the rest of the target', async () => {
     const typed = tasks.filter((t) => t.type !== 'block').slice(0, 2);
     const { results } = await driveTasks(typed, {
-      policies: ['full'], settings: { modelPath, threads: 1, maxTokens: 8 }, limits: { requestTimeoutMs: 60_000 },
+      arms: [{ policy: 'full' }], settings: { modelPath, threads: 1, maxTokens: 8 }, limits: { requestTimeoutMs: 60_000 },
       env: { REPOSHAPLEY_MODEL: '' }, typing: { gapMinMs: 5, gapMaxMs: 20, maxKeystrokes: 4, seed: 1 },
     });
     expect(results).toHaveLength(2);
@@ -202,6 +202,9 @@ describe('--typing mode on the same fixture', () => {
       expect(result.target).toBe(task.target.slice(keys.join('').length));
       // The final trace is the request after the last keystroke, at the cursor it moved to.
       expect(result.trace?.character).toBe(task.cursor.character + keys.join('').length);
+      // The user rested for the first ghost text: never cancelled, its latency is the arrival's.
+      expect(Number.isFinite(stats.firstMs)).toBe(true);
+      expect(stats.keystrokeMs.length).toBeLessThanOrEqual(keys.length);
     }
   }, 120_000);
 });

@@ -67,12 +67,15 @@ function program(): Command {
     .option('--package-list <file>', 'package list file', DEFAULT_PACKAGE_LIST)
     .option('--per-file-cap <n>', 'most tasks of one type from one file', positiveInt, 3)
     .option('--typing', 'replay typing keystroke by keystroke (debounced, as users type)')
+    .option('--no-rest', 'in --typing mode, type at once instead of waiting for the first ghost text at the cursor')
     .option('--keys <n>', 'keystrokes per task in --typing mode (at most half the target)', positiveInt, DEFAULT_TYPING.maxKeystrokes)
     .addOption(new Option('--gap-ms <min-max>', 'gap between keystrokes in --typing mode').argParser(gapRange)
       .default([DEFAULT_TYPING.gapMinMs, DEFAULT_TYPING.gapMaxMs], `${DEFAULT_TYPING.gapMinMs}-${DEFAULT_TYPING.gapMaxMs}`))
     .option('--threads <n>', 'model CPU threads (default: the server\'s)', nonNegativeInt)
     .option('--max-tokens <n>', 'tokens generated per completion (default: the server\'s)', positiveInt)
-    .addOption(new Option('--layout <layout>', 'prompt layout for models without control tokens (default: the server\'s, auto)').choices(LAYOUT_PREFERENCES))
+    .addOption(new Option('--layout <layout>', 'prompt layout (default: the server\'s, auto)').choices(LAYOUT_PREFERENCES).conflicts('layouts'))
+    .addOption(new Option('--layouts <list>', 'compare prompt layouts in one run: every policy under each (arms policy@layout)')
+      .argParser(listOf(LAYOUT_PREFERENCES, 'layouts')))
     .addOption(new Option('--budgets <p,s,c>', 'prefix, suffix and chunk token budgets (default: the server\'s)')
       .argParser(promptBudgets))
     .option('--need-threshold <t>', 't_c of the reposhapley policy, 0..1 (0 = always NEED: the no-trigger ablation; default: the model\'s)', unitInterval)
@@ -86,8 +89,8 @@ function program(): Command {
 
 interface Flags {
   model?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
-  packageList: string; perFileCap: number; typing?: boolean; keys: number; gapMs: [number, number]; threads?: number;
-  maxTokens?: number; budgets?: PromptBudgets; layout?: LayoutPreference; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; updateDocs?: boolean; progress: boolean;
+  packageList: string; perFileCap: number; typing?: boolean; rest: boolean; keys: number; gapMs: [number, number]; threads?: number;
+  maxTokens?: number; budgets?: PromptBudgets; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; updateDocs?: boolean; progress: boolean;
 }
 
 /** Flags -> options. */
@@ -106,9 +109,10 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.maxTokens !== undefined) options.maxTokens = flags.maxTokens;
   if (flags.budgets !== undefined) options.budgets = flags.budgets;
   if (flags.layout !== undefined) options.layout = flags.layout;
+  if (flags.layouts !== undefined) options.layouts = flags.layouts;
   if (flags.needThreshold !== undefined) options.needThreshold = flags.needThreshold;
   if (flags.updateDocs) options.docsPath = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
-  if (flags.typing) options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed };
+  if (flags.typing) options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed, rest: flags.rest };
   return options;
 }
 

@@ -18,7 +18,7 @@ import { differenceTable, evidenceTable, qualityTable, timingTable, typingTable,
 import { writeReport, type ReportFiles } from './report/writeReport.js';
 import { buildTasks, type Repository } from './tasks/buildTasks.js';
 import { agreementMarkdown, compareLocalRemote } from './compare/modelServerComparison.js';
-import type { TaskResult } from './driver/results.js';
+import { armName, type Arm, type TaskResult } from './driver/results.js';
 import type { TaskType } from './tasks/types.js';
 
 /** Everything a run needs; the CLI fills it from flags. */
@@ -36,8 +36,10 @@ export interface BenchOptions {
   maxTokens?: number;
   /** Prompt budgets sent to the server; default the server's. */
   budgets?: PromptBudgets;
-  /** Prompt layout for models without control tokens; default the server's. */
+  /** Prompt layout (settings `layout`); default the server's. */
   layout?: LayoutPreference;
+  /** Layouts to compare: every policy runs under each, in one run (arms `policy@layout`). */
+  layouts?: LayoutPreference[];
   /** t_c for the reposhapley policy (0 = always NEED, the "no trigger" ablation); default the model's. */
   needThreshold?: number;
   requestTimeoutMs: number;
@@ -76,9 +78,10 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
       `chosen ${s.chosen.line} / ${s.chosen.api} / ${s.chosen.block}`);
   }
   if (tasks.length === 0) throw new Error('no tasks: the packages have no candidate lines for the chosen task types');
-  progress.start(tasks.length * options.policies.length * (options.modelServer ? 2 : 1), 'starting');
+  const arms = benchArms(options);
+  progress.start(tasks.length * arms.length * (options.modelServer ? 2 : 1), 'starting');
   const drive = async (settings: SettingsPatch, label: string) => driveTasks(tasks, {
-    policies: options.policies, settings, typing: options.typing,
+    arms, settings, typing: options.typing,
     limits: { requestTimeoutMs: options.requestTimeoutMs },
     onResult: (result) => progress.tick(`${label}${result.repository} ${result.policy}`),
     onRepository: (run) => { if (run.error) progress.log(`${label}${run.repository}: ${run.error.split('\n', 1)[0]}`); },
@@ -91,7 +94,7 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
   } finally {
     progress.stop();
   }
-  const summary = summarize(local.results, options.policies, options.types, { seed: options.seed, resamples: options.resamples });
+  const summary = summarize(local.results, arms.map(armName), options.types, { seed: options.seed, resamples: options.resamples });
   const timing = harnessTiming(local.results, local.repositories);
   const meta: ReportMeta = {
     command: options.command, startedAt: started.toISOString(), wallMs: Date.now() - started.getTime(),
@@ -99,7 +102,7 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
     machine: `${os.availableParallelism()} cores, load average ${loadAverage.toFixed(1)} at start`, typing: options.typing !== undefined,
   };
   const files = await writeReport(options.outDir, {
-    meta, policies: options.policies, types: options.types, tasks, taskStats: stats,
+    meta, policies: arms.map(armName), types: options.types, tasks, taskStats: stats,
     repositories: local.repositories, results: local.results, summary, timing,
   }, options.tracePrompts);
   if (remote) await writeModelServerComparison(files, options.modelServer!, local.results, remote.results);
@@ -114,6 +117,12 @@ async function writeModelServerComparison(
   const rows = compareLocalRemote(local, remote);
   await writeFile(path.join(files.dir, 'model-server.md'), agreementMarkdown(url, rows));
   await writeFile(path.join(files.dir, 'model-server-results.json'), `${JSON.stringify({ url, results: remote }, null, 1)}\n`);
+}
+
+/** Every policy under each compared layout, layout-major: a layout change reloads the model, so it happens once per layout and repository. */
+export function benchArms(options: Pick<BenchOptions, 'policies' | 'layouts'>): Arm[] {
+  if (!options.layouts?.length) return options.policies.map((policy) => ({ policy }));
+  return options.layouts.flatMap((layout) => options.policies.map((policy) => ({ policy, layout })));
 }
 
 /** initializationOptions for every server of the run. */

@@ -27,7 +27,7 @@ afterAll(async () => {
 test('a model that cannot load stops the run with the server\'s message', async () => {
   const missing = path.join(dir, 'no-such-model.gguf');
   const run = driveTasks(tasks, {
-    policies: ['full'], settings: { modelPath: missing, threads: 1 }, limits: { requestTimeoutMs: 30_000 }, env: { REPOSHAPLEY_MODEL: '' },
+    arms: [{ policy: 'full' }], settings: { modelPath: missing, threads: 1 }, limits: { requestTimeoutMs: 30_000 }, env: { REPOSHAPLEY_MODEL: '' },
   });
   await expect(run).rejects.toBeInstanceOf(ModelUnavailableError);
   await expect(run).rejects.toThrow(/no-such-model\.gguf/);
@@ -37,7 +37,7 @@ test('a server that dies fails its tasks as results instead of throwing', async 
   const crashing = path.join(dir, 'crash.mjs');
   await writeFile(crashing, 'process.stderr.write("boom\\n"); process.exit(3);\n');
   const { results, repositories } = await driveTasks(tasks, {
-    policies: ['none', 'full'], settings: {}, limits: { requestTimeoutMs: 5_000 }, serverScript: crashing,
+    arms: [{ policy: 'none' }, { policy: 'full' }], settings: {}, limits: { requestTimeoutMs: 5_000 }, serverScript: crashing,
   });
   expect(results).toHaveLength(tasks.length * 2);
   expect(new Set(results.map((r) => r.outcome))).toEqual(new Set(['error']));

@@ -1,22 +1,23 @@
 /**
- * Runs every task under every policy with the same model in one run: one server per repository
- * (indexed once), the policies one after another on it (switched by a settings push), each
- * preceded by a warm-up completion so model loading is not charged to the first task.
- * Repositories interleave the policies, so slow drift of the machine's load (a background job on
- * two cores) spreads over all policies instead of landing on one.
+ * Runs every task under every arm (a policy, and a prompt layout when layouts are compared) with
+ * the same model in one run: one server per repository (indexed once), the arms one after another
+ * on it (switched by a settings push; a layout change reloads the model), each preceded by a
+ * warm-up completion so model loading is not charged to the first task. Repositories interleave
+ * the arms, so slow drift of the machine's load (a background job on two cores) spreads over all
+ * arms instead of landing on one.
  */
 import { pathToFileURL } from 'node:url';
-import type { PolicyName, SettingsPatch } from '../../../shared/settings.js';
+import type { SettingsPatch } from '../../../shared/settings.js';
 import { scoreCompletion } from '../metrics/textMetrics.js';
 import type { BenchTask } from '../tasks/types.js';
-import type { TaskResult } from './results.js';
+import { armName, type Arm, type ArmName, type TaskResult } from './results.js';
 import { bufferOf, runTask, type RunLimits } from './runTask.js';
 import { ServerSession } from './serverSession.js';
 import { runTypingTask, type TypingOptions } from './typingReplay.js';
 
 /** How to drive the server. */
 export interface DriveOptions {
-  policies: readonly PolicyName[];
+  arms: readonly Arm[];
   /** initializationOptions for every server (model, threads, maxTokens, tracePrompt...). */
   settings: SettingsPatch;
   /** Replay typing instead of one invoked request per task. */
@@ -38,8 +39,8 @@ export interface RepositoryRun {
   indexedFiles?: number;
   /** From spawn to the indexing pass's end status. */
   startMs?: number;
-  /** Per policy: the warm-up completion's client latency (includes loading the model the first time). */
-  warmupMs: Partial<Record<PolicyName, number>>;
+  /** Per arm: the warm-up completion's client latency (includes loading the model the first time). */
+  warmupMs: Partial<Record<ArmName, number>>;
   error?: string;
 }
 
@@ -51,7 +52,7 @@ export class ModelUnavailableError extends Error {
   }
 }
 
-/** Runs all tasks under all policies; results are in (repository, policy, task) order. */
+/** Runs all tasks under all arms; results are in (repository, arm, task) order. */
 export async function driveTasks(tasks: readonly BenchTask[], options: DriveOptions): Promise<{ results: TaskResult[]; repositories: RepositoryRun[] }> {
   const results: TaskResult[] = [];
   const repositories: RepositoryRun[] = [];
@@ -73,7 +74,7 @@ async function driveRepository(
   const started = performance.now();
   options.onRepository?.(run);
   // Typing measures the server as users get it (debounced); otherwise requests are not debounced.
-  const settings: SettingsPatch = { ...options.settings, policy: options.policies[0], ...(options.typing ? {} : { debounceMs: 0 }) };
+  const settings: SettingsPatch = { ...options.settings, ...armSettings(options.arms[0]!), ...(options.typing ? {} : { debounceMs: 0 }) };
   const finished = new Set<string>();
   let session: ServerSession | undefined;
   try {
@@ -82,31 +83,37 @@ async function driveRepository(
     run.indexedFiles = indexed.indexedFiles;
     run.startMs = performance.now() - started;
     options.onRepository?.(run);
-    for (const policy of options.policies) {
-      await session.configure({ policy });
-      run.warmupMs[policy] = await warmUp(session, tasks[0]!, options);
+    for (const arm of options.arms) {
+      const name = armName(arm);
+      await session.configure(armSettings(arm));
+      run.warmupMs[name] = await warmUp(session, tasks[0]!, options);
       for (const task of tasks) {
-        record(await runOne(session, task, policy, options));
-        finished.add(runKey(policy, task));
+        record(await runOne(session, task, name, options));
+        finished.add(runKey(name, task));
       }
     }
   } catch (error) {
     if (error instanceof ModelUnavailableError) throw error;
     run.error = error instanceof Error ? error.message : String(error);
     options.onRepository?.(run);
-    for (const policy of options.policies) {
-      for (const task of tasks) if (!finished.has(runKey(policy, task))) record(failedResult(task, policy, run.error));
+    for (const name of options.arms.map(armName)) {
+      for (const task of tasks) if (!finished.has(runKey(name, task))) record(failedResult(task, name, run.error));
     }
   } finally {
     await session?.dispose();
   }
 }
 
-function runKey(policy: PolicyName, task: BenchTask): string {
-  return `${policy}\u0000${task.id}`;
+/** The settings an arm pushes: its policy, and its layout when it names one. */
+function armSettings(arm: Arm): SettingsPatch {
+  return arm.layout ? { policy: arm.policy, layout: arm.layout } : { policy: arm.policy };
 }
 
-function runOne(session: ServerSession, task: BenchTask, policy: PolicyName, options: DriveOptions): Promise<TaskResult> {
+function runKey(arm: ArmName, task: BenchTask): string {
+  return `${arm}\u0000${task.id}`;
+}
+
+function runOne(session: ServerSession, task: BenchTask, policy: ArmName, options: DriveOptions): Promise<TaskResult> {
   return options.typing
     ? runTypingTask(session, task, policy, options.limits, options.typing)
     : runTask(session, task, policy, options.limits);
@@ -127,7 +134,7 @@ async function warmUp(session: ServerSession, task: BenchTask, options: DriveOpt
   return latencyMs;
 }
 
-function failedResult(task: BenchTask, policy: PolicyName, error: string): TaskResult {
+function failedResult(task: BenchTask, policy: ArmName, error: string): TaskResult {
   return {
     taskId: task.id, type: task.type, repository: task.repository, policy, completion: '', target: task.target,
     outcome: 'error', error: error.split('\n', 1)[0], latencyMs: Number.NaN, cycleMs: 0, scores: scoreCompletion('', task.target),

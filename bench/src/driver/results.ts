@@ -1,6 +1,6 @@
 /** What the driver records per task and policy. */
 import type { CompletionTrace } from '../../../shared/messages.js';
-import type { PolicyName } from '../../../shared/settings.js';
+import type { LayoutPreference, PolicyName } from '../../../shared/settings.js';
 import type { CalleeEvidence } from '../metrics/evidence.js';
 import type { QualityScores } from '../metrics/textMetrics.js';
 import type { TaskType } from '../tasks/types.js';
@@ -21,21 +21,45 @@ export interface TypingStats {
   empty: number;
   /** Answers whose trace id had already been answered in this task: served from the LSP cache. */
   cacheHits: number;
-  /** Reused prompt tokens over prompt tokens, over the answered requests' traces. */
+  /** Reused prompt tokens over prompt tokens, over the traces of requests answered after keystrokes. */
   reusedTokens: number;
   promptTokens: number;
   /** Client latency of the request after the last keystroke (the user has stopped typing). */
   settledLatencyMs: number;
   /** Client latencies of every answered request. */
   latenciesMs: number[];
+  /**
+   * Keystroke to answer of every answered request, the server's debounce taken out (answers from
+   * the completion cache or typed-through ghost text never wait for it).
+   */
+  keystrokeMs: number[];
+  /** The arrival: latency of the request at the cursor before any key (NaN when it was cancelled). */
+  firstMs: number;
 }
 
-/** One task under one policy. */
+/**
+ * What one set of results ran under: a policy, and a prompt layout when the run compares layouts
+ * (`--layouts`). Reports name it `policy` or `policy@layout`.
+ */
+export interface Arm {
+  policy: PolicyName;
+  layout?: LayoutPreference;
+}
+
+/** The name a report gives an arm. */
+export type ArmName = string;
+
+export function armName(arm: Arm): ArmName {
+  return arm.layout ? `${arm.policy}@${arm.layout}` : arm.policy;
+}
+
+/** One task under one arm. */
 export interface TaskResult {
   taskId: string;
   type: TaskType;
   repository: string;
-  policy: PolicyName;
+  /** The arm (armName): the policy, with `@layout` when the run compares layouts. */
+  policy: ArmName;
   completion: string;
   /** The ground truth compared against (in --typing mode, the part of the target not yet typed). */
   target: string;

@@ -5,11 +5,10 @@
  */
 import { pathToFileURL } from 'node:url';
 import type { CompletionTrace } from '../../../shared/messages.js';
-import type { PolicyName } from '../../../shared/settings.js';
 import { calleeEvidence } from '../metrics/evidence.js';
 import { scoreCompletion } from '../metrics/textMetrics.js';
 import type { BenchTask, Position } from '../tasks/types.js';
-import type { TaskResult } from './results.js';
+import type { ArmName, TaskResult } from './results.js';
 import type { InlineAnswer, ServerSession } from './serverSession.js';
 
 /** Per-request limits. */
@@ -27,7 +26,7 @@ export function bufferOf(task: Pick<BenchTask, 'prefix' | 'suffix'>): string {
 }
 
 /** Runs `task` on `session`; a dead server is thrown, everything else is a result. */
-export async function runTask(session: ServerSession, task: BenchTask, policy: PolicyName, limits: RunLimits): Promise<TaskResult> {
+export async function runTask(session: ServerSession, task: BenchTask, policy: ArmName, limits: RunLimits): Promise<TaskResult> {
   const uri = pathToFileURL(task.absPath).href;
   const started = performance.now();
   await session.open(uri, bufferOf(task));

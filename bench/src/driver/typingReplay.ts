@@ -1,18 +1,21 @@
 /**
- * The --typing mode: what a user feels. The target's first characters are typed one keystroke
- * at a time with seeded, human-like gaps; after each keystroke the client sends didChange and an
- * automatic inline completion request (debounced by the server, as in an editor), and cancels
- * the previous request if it is still open, as VS Code does. The request after the last
- * keystroke is awaited: the user has paused and waits for ghost text.
+ * The --typing mode: what a user feels. The cursor arrives at the task (a jump: another function
+ * or file) and a request is sent there; by default the user rests until its ghost text appears
+ * (the time that takes is the arrival latency, `firstMs`), then types. The target's first
+ * characters are typed one keystroke at a time with seeded, human-like gaps; after each keystroke
+ * the client sends didChange and an automatic inline completion request (debounced by the server,
+ * as in an editor), and cancels the previous request if it is still open, as VS Code does. The
+ * request after the last keystroke is awaited: the user has paused and waits for ghost text.
+ * Keystroke latencies and token reuse are those of the requests sent after keystrokes.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import type { CompletionTrace } from '../../../shared/messages.js';
-import type { PolicyName } from '../../../shared/settings.js';
+import { DEFAULT_SETTINGS } from '../../../shared/settings.js';
 import { scoreCompletion } from '../metrics/textMetrics.js';
 import { strataRandom } from '../tasks/sampling.js';
 import type { BenchTask, Position } from '../tasks/types.js';
-import type { TaskResult, TypingStats } from './results.js';
+import type { ArmName, TaskResult, TypingStats } from './results.js';
 import { bufferOf, traceOf, type RunLimits } from './runTask.js';
 import type { InlineAnswer, ServerSession } from './serverSession.js';
 
@@ -25,6 +28,17 @@ export interface TypingOptions {
   maxKeystrokes: number;
   /** Seeds the gaps; the same task gets the same gaps under every policy (paired). */
   seed: number;
+  /**
+   * The server's debounce for automatic requests (its `debounceMs` setting), taken out of the
+   * keystroke-to-answer times: an answer from the completion cache or typed-through ghost text
+   * never waits for it, every other answer does. Default: the settings' default.
+   */
+  debounceMs?: number;
+  /**
+   * Wait for the first answer at the cursor before typing (default true). False types at once,
+   * cancelling it like any other request (the protocol of the runs before 2026-12-03).
+   */
+  rest?: boolean;
 }
 
 /** Defaults: 30–120 ms between keys (a 100–400 characters-per-minute typist), 12 keys. */
@@ -44,7 +58,7 @@ interface Step {
 
 /** Replays the start of `task.target` keystroke by keystroke and records what the user saw. */
 export async function runTypingTask(
-  session: ServerSession, task: BenchTask, policy: PolicyName, limits: RunLimits, options: TypingOptions,
+  session: ServerSession, task: BenchTask, policy: ArmName, limits: RunLimits, options: TypingOptions,
 ): Promise<TaskResult> {
   const uri = pathToFileURL(task.absPath).href;
   const started = performance.now();
@@ -55,7 +69,7 @@ export async function runTypingTask(
   await Promise.allSettled(steps.map((step) => step.answer));
   if (!session.alive) throw new Error(`the server exited while typing ${task.id}; server log:\n${session.stderrTail()}`);
   const finalTrace = last.settled?.answer ? await traceOf(session, last.settled.answer, uri, last.at) : undefined;
-  const typing = await typingStats(session, steps, keys.length);
+  const typing = await typingStats(session, steps, keys.length, options.debounceMs ?? DEFAULT_SETTINGS.debounceMs);
   await session.close(uri);
   const remaining = task.target.slice(keys.join('').length);
   const completion = last.settled?.answer?.text ?? '';
@@ -76,6 +90,7 @@ async function typeKeys(
 ): Promise<Step[]> {
   const random = strataRandom(options.seed, 'typing', task.id);
   const steps: Step[] = [request(session, uri, task, task.cursor, limits)];
+  if (options.rest !== false) await steps[0]!.answer.catch(() => undefined);
   let at = task.cursor;
   for (let i = 0; i < keys.length; i++) {
     await sleep(options.gapMinMs + random() * (options.gapMaxMs - options.gapMinMs));
@@ -116,24 +131,28 @@ export function advance(at: Position, key: string): Position {
 }
 
 /** Counts what the user saw; fetches each distinct answered trace once for token reuse. */
-async function typingStats(session: ServerSession, steps: readonly Step[], keystrokes: number): Promise<TypingStats> {
+async function typingStats(session: ServerSession, steps: readonly Step[], keystrokes: number, debounceMs: number): Promise<TypingStats> {
   const stats: TypingStats = {
     keystrokes, requests: steps.length, cancelled: 0, shown: 0, empty: 0, cacheHits: 0,
     reusedTokens: 0, promptTokens: 0, settledLatencyMs: steps[steps.length - 1]?.settled?.answer?.latencyMs ?? Number.NaN,
-    latenciesMs: [],
+    latenciesMs: [], keystrokeMs: [], firstMs: steps[0]?.cancelled ? Number.NaN : steps[0]?.settled?.answer?.latencyMs ?? Number.NaN,
   };
   const traceIds = new Set<string>();
-  for (const step of steps) {
+  for (const [index, step] of steps.entries()) {
     const answer = step.settled?.answer;
     if (step.cancelled) stats.cancelled++;
     if (!answer || step.cancelled) continue;
     stats.latenciesMs.push(answer.latencyMs);
     if (answer.text) stats.shown++;
     else stats.empty++;
+    const reused = answer.traceId !== undefined && traceIds.has(answer.traceId);
+    if (answer.traceId !== undefined) traceIds.add(answer.traceId);
+    // The first request is the arrival (firstMs); what follows is typing.
+    if (index === 0) continue;
+    stats.keystrokeMs.push(reused ? answer.latencyMs : Math.max(0, answer.latencyMs - debounceMs));
     if (answer.traceId === undefined) continue;
-    if (traceIds.has(answer.traceId)) stats.cacheHits++;
+    if (reused) stats.cacheHits++;
     else addTokens(stats, await session.trace(answer.traceId));
-    traceIds.add(answer.traceId);
   }
   return stats;
 }

@@ -28,7 +28,7 @@ export function harnessTiming(results: readonly TaskResult[], repositories: read
   const measured = results.filter((r) => r.cycleMs > 0);
   const model = measured.map((r) => (r.trace ? r.trace.timings.decisionMs + r.trace.timings.selectionMs + r.trace.timings.generationMs : 0));
   const overhead = measured.map((r, i) => r.cycleMs - model[i]!);
-  const starts = repositories.map((r) => (r.startMs ?? 0) + Object.values(r.warmupMs).reduce((a, b) => a + (b ?? 0), 0));
+  const starts = repositories.map((r) => (r.startMs ?? 0) + Object.values(r.warmupMs).reduce((a: number, b) => a + (b ?? 0), 0));
   return {
     runs: measured.length,
     cycleMs: { ...percentiles(measured.map((r) => r.cycleMs)), mean: average(measured.map((r) => r.cycleMs)) },

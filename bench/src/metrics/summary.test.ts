@@ -73,3 +73,18 @@ test('harness timing separates the model from the rest', () => {
   // 900 runs at 60 ms overhead + 500 ms model, 10 repositories at 1 s.
   expect(projectWallMs(timing, 900, 10, 500)).toBe(900 * 560 + 10_000);
 });
+
+test('typing: keystroke-to-answer percentiles pool every answered request of every task', () => {
+  const typing = (keystrokeMs: number[]) => ({
+    keystrokes: keystrokeMs.length, requests: keystrokeMs.length, cancelled: 0, shown: keystrokeMs.length, empty: 0, cacheHits: 0,
+    reusedTokens: 0, promptTokens: 1, settledLatencyMs: keystrokeMs[keystrokeMs.length - 1]!, latenciesMs: keystrokeMs, keystrokeMs, firstMs: 5000,
+  });
+  const typed = [
+    result('a', 'full', 'x', 'x', { typing: typing([100, 300]) }),
+    result('b', 'full', 'y', 'y', { typing: typing([200, 400, 1000]) }),
+  ];
+  const full = summarize(typed, ['full'], ['line'], { resamples: 50 }).groups.find((g) => g.type === 'all')!;
+  expect(full.typing?.keystroke).toEqual({ p50: 300, p95: 1000, p99: 1000 });
+  expect(full.typing?.settled.p50).toBe(300);
+  expect(full.typing?.first.p50).toBe(5000);
+});

@@ -3,8 +3,7 @@
  * types), quality with bootstrap CIs, latency percentiles, context statistics from the traces,
  * and paired bootstrap CIs for the difference between every two policies on the same tasks.
  */
-import type { PolicyName } from '../../../shared/settings.js';
-import type { TaskResult } from '../driver/results.js';
+import type { ArmName, TaskResult } from '../driver/results.js';
 import { quantile } from '../stats.js';
 import type { TaskType } from '../tasks/types.js';
 import { average, bootstrapMean, pairedBootstrap, type BootstrapOptions, type Interval } from './bootstrap.js';
@@ -21,7 +20,7 @@ export interface Percentiles {
 
 /** The numbers of one policy on one task type. */
 export interface GroupSummary {
-  policy: PolicyName;
+  policy: ArmName;
   type: TypeGroup;
   tasks: number;
   /** Percent (0–100), as RepoShapley reports them. */
@@ -79,12 +78,16 @@ export interface TypingSummary {
   reusedRatio: number;
   /** Latency after the last keystroke: what the user waits once they stop typing. */
   settled: Percentiles;
+  /** Keystroke to answer over every answered request, debounce excluded (TypingStats.keystrokeMs). */
+  keystroke: Percentiles;
+  /** Arrival at the cursor (a jump) to its first ghost text, before any key (TypingStats.firstMs). */
+  first: Percentiles;
 }
 
 /** Policy `a` minus policy `b` on the same tasks. */
 export interface PairedDifference {
-  a: PolicyName;
-  b: PolicyName;
+  a: ArmName;
+  b: ArmName;
   type: TypeGroup;
   tasks: number;
   em: Interval;
@@ -99,7 +102,7 @@ export interface BenchSummary {
 
 /** Summaries for every policy × (each type, all), and differences for every pair of policies. */
 export function summarize(
-  results: readonly TaskResult[], policies: readonly PolicyName[], types: readonly TaskType[], bootstrap: BootstrapOptions = {},
+  results: readonly TaskResult[], policies: readonly ArmName[], types: readonly TaskType[], bootstrap: BootstrapOptions = {},
 ): BenchSummary {
   const groups: GroupSummary[] = [];
   const differences: PairedDifference[] = [];
@@ -113,7 +116,7 @@ export function summarize(
   return { groups, differences };
 }
 
-function summarizeGroup(results: readonly TaskResult[], policy: PolicyName, type: TypeGroup, bootstrap: BootstrapOptions): GroupSummary {
+function summarizeGroup(results: readonly TaskResult[], policy: ArmName, type: TypeGroup, bootstrap: BootstrapOptions): GroupSummary {
   const traces = results.flatMap((r) => (r.trace ? [r.trace] : []));
   const summary: GroupSummary = {
     policy, type, tasks: results.length,
@@ -171,11 +174,13 @@ function summarizeTyping(results: readonly TaskResult[]): TypingSummary | undefi
     cacheHitRate: sum((s) => s.cacheHits) / requests,
     reusedRatio: ratio(stats.map((s) => s.reusedTokens), stats.map((s) => s.promptTokens)),
     settled: percentiles(stats.map((s) => s.settledLatencyMs)),
+    keystroke: percentiles(stats.flatMap((s) => s.keystrokeMs)),
+    first: percentiles(stats.map((s) => s.firstMs)),
   };
 }
 
 /** Policy `a` minus `b` over the tasks both ran (matched by task id). */
-function difference(results: readonly TaskResult[], a: PolicyName, b: PolicyName, type: TypeGroup, bootstrap: BootstrapOptions): PairedDifference {
+function difference(results: readonly TaskResult[], a: ArmName, b: ArmName, type: TypeGroup, bootstrap: BootstrapOptions): PairedDifference {
   const ofB = new Map(results.filter((r) => r.policy === b).map((r) => [r.taskId, r]));
   const pairs = results.filter((r) => r.policy === a && ofB.has(r.taskId)).map((r) => [r, ofB.get(r.taskId)!] as const);
   return { a, b, type, tasks: pairs.length, ...pairedScoreDifferences(pairs, bootstrap) };

@@ -3,8 +3,7 @@
  * policy with 95 % CI whiskers, and the latency distribution of each as a box plot
  * (box p25–p75, line at the median, whiskers p5–p95, dot at p99).
  */
-import type { PolicyName } from '../../../shared/settings.js';
-import type { TaskResult } from '../driver/results.js';
+import type { ArmName, TaskResult } from '../driver/results.js';
 import type { BenchSummary, GroupSummary, TypeGroup } from '../metrics/summary.js';
 import { quantile } from '../stats.js';
 
@@ -29,7 +28,7 @@ export function niceMax(value: number): number {
 interface Panel {
   top: number;
   groups: readonly TypeGroup[];
-  policies: readonly PolicyName[];
+  policies: readonly ArmName[];
   max: number;
 }
 
@@ -70,8 +69,8 @@ function formatTick(value: number): string {
 }
 
 /** Bars with CI whiskers for one metric. */
-function barPanel(top: number, summary: BenchSummary, groups: readonly TypeGroup[], policies: readonly PolicyName[], metric: 'em' | 'es', title: string): string[] {
-  const find = (policy: PolicyName, type: TypeGroup): GroupSummary | undefined => summary.groups.find((s) => s.policy === policy && s.type === type);
+function barPanel(top: number, summary: BenchSummary, groups: readonly TypeGroup[], policies: readonly ArmName[], metric: 'em' | 'es', title: string): string[] {
+  const find = (policy: ArmName, type: TypeGroup): GroupSummary | undefined => summary.groups.find((s) => s.policy === policy && s.type === type);
   const highest = Math.max(10, ...summary.groups.map((s) => s[metric].high).filter(Number.isFinite));
   const panel: Panel = { top, groups, policies, max: Math.min(100, niceMax(highest)) };
   const parts = axes(panel, title, '');
@@ -90,8 +89,8 @@ function barPanel(top: number, summary: BenchSummary, groups: readonly TypeGroup
 }
 
 /** Box plots of client latency per task type and policy. */
-function latencyPanel(top: number, results: readonly TaskResult[], groups: readonly TypeGroup[], policies: readonly PolicyName[]): string[] {
-  const latencies = (policy: PolicyName, type: TypeGroup) =>
+function latencyPanel(top: number, results: readonly TaskResult[], groups: readonly TypeGroup[], policies: readonly ArmName[]): string[] {
+  const latencies = (policy: ArmName, type: TypeGroup) =>
     results.filter((r) => r.policy === policy && (type === 'all' || r.type === type)).map((r) => r.latencyMs).filter(Number.isFinite);
   const all = results.map((r) => r.latencyMs).filter(Number.isFinite);
   const panel: Panel = { top, groups, policies, max: niceMax(quantile(all, 0.99)) };
@@ -112,7 +111,7 @@ function latencyPanel(top: number, results: readonly TaskResult[], groups: reado
   return parts;
 }
 
-function legend(policies: readonly PolicyName[]): string[] {
+function legend(policies: readonly ArmName[]): string[] {
   return policies.map((policy, p) => {
     const x = MARGIN.left + p * 150;
     return `<rect x="${x}" y="10" width="12" height="12" fill="${COLORS[p % COLORS.length]}"/><text x="${x + 18}" y="21" class="label">${escapeXml(policy)}</text>`;
@@ -120,7 +119,7 @@ function legend(policies: readonly PolicyName[]): string[] {
 }
 
 /** The chart as an SVG document. */
-export function renderChart(summary: BenchSummary, results: readonly TaskResult[], policies: readonly PolicyName[], groups: readonly TypeGroup[]): string {
+export function renderChart(summary: BenchSummary, results: readonly TaskResult[], policies: readonly ArmName[], groups: readonly TypeGroup[]): string {
   const height = 30 + PANEL_HEIGHT * 3;
   const body = [
     ...legend(policies),

@@ -4,9 +4,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { PolicyName } from '../../../shared/settings.js';
 import type { RepositoryRun } from '../driver/driveTasks.js';
-import type { TaskResult } from '../driver/results.js';
+import type { ArmName, TaskResult } from '../driver/results.js';
 import type { HarnessTiming } from '../metrics/harnessTiming.js';
 import type { BenchSummary, TypeGroup } from '../metrics/summary.js';
 import type { TaskBuildStats } from '../tasks/buildTasks.js';
@@ -17,7 +16,7 @@ import { renderChart } from './svgChart.js';
 /** Everything a report holds. */
 export interface ReportData {
   meta: ReportMeta;
-  policies: readonly PolicyName[];
+  policies: readonly ArmName[];
   types: readonly TaskType[];
   tasks: readonly BenchTask[];
   taskStats: readonly TaskBuildStats[];

@@ -264,8 +264,8 @@ class RepoShapleyEngine implements CompletionEngine {
       uri: request.uri, text, relPath: absPath ? this.index.relPathOf(absPath) : undefined, repoName: this.repoNameOf(absPath), layout,
       position: { line: request.line, character: request.character }, mode: request.mode,
       settings: this.settings, model, session: await this.sessionFor(model), tokenizer: this.tokenizerFor(model),
-      // Other budgets give another in-file context: decisions made under them do not carry over.
-      decisions: this.decisions.scope(request.uri, request.line, `${model.info.path}|${JSON.stringify(this.settings.budgets)}`),
+      // Other budgets or another layout give another prompt: decisions made under them do not carry over.
+      decisions: this.decisions.scope(request.uri, request.line, `${model.info.path}|${layout.name}|${JSON.stringify(this.settings.budgets)}`),
     }, { index: this.index, retriever: this.retriever, logger: this.logger }, signal);
     if (output.trace.outcome === 'cancelled') return { kind: 'cancelled' };
     const traceId = randomUUID();

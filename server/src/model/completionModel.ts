@@ -3,6 +3,7 @@
  * model/llama/ implements it with node-llama-cpp; tests of orchestration may fake it.
  */
 import type { StopReason } from '../../../shared/messages.js';
+import type { DeclaredLayout } from './reposhapleyKeys.js';
 
 /** Ids of the special tokens a prompt layout needs; undefined where the model lacks one. */
 export interface SpecialTokenIds {
@@ -52,9 +53,9 @@ export interface ModelInfo {
   echoLines: number;
   /**
    * The generation layout a derived pretrained model keeps (GGUF `reposhapley.layout`: `repo-fim`
-   * for Qwen2.5-Coder with a control pack); undefined for the RepoShapley sequences.
+   * or `repo-fim-line` for Qwen2.5-Coder with a control pack); undefined for the RepoShapley sequences.
    */
-  declaredLayout?: 'repo-fim';
+  declaredLayout?: DeclaredLayout;
   /**
    * Which known FIM layout the FIM ids belong to (`reposhapley` (= Qwen2.5-Coder texts),
    * `starcoder`, `codellama`, `deepseek-coder`), `metadata` when GGUF metadata named ids

@@ -18,9 +18,18 @@ export function isEchoLineCount(value: number): boolean {
 }
 
 /**
- * The generation layout a derived pretrained model keeps (`repo-fim` for Qwen2.5-Coder): its
- * control tokens decide, its own format generates. Absent: the RepoShapley sequences (the small model).
+ * The generation layout a derived pretrained model keeps (`repo-fim` or `repo-fim-line` for
+ * Qwen2.5-Coder): its control tokens decide, its own format generates. Absent: the RepoShapley
+ * sequences (the small model).
  */
 export const LAYOUT_KEY = 'reposhapley.layout';
+
+/** The repository layouts a derived model may declare (prompt/layouts.ts). */
+export type DeclaredLayout = 'repo-fim' | 'repo-fim-line';
+
+/** `value` as a declared layout; undefined for anything else (an older or foreign GGUF). */
+export function declaredLayoutOf(value: unknown): DeclaredLayout | undefined {
+  return value === 'repo-fim' || value === 'repo-fim-line' ? value : undefined;
+}
 /** The SHA-256 of the control pack's rows a derived GGUF was made from (provenance). */
 export const CONTROL_PACK_KEY = 'reposhapley.control_pack';

@@ -11,7 +11,7 @@
  *   repo-fim-line  as repo-fim, but Xp stops at the start of the cursor line and the line's typed
  *                text follows <MID> as the middle's forced start: everything up to <MID> stays the
  *                same while the user types on the line, so a keystroke re-reads a token or two
- *                instead of the cursor line and the whole suffix (issue 19; experimental, off by default)
+ *                instead of the cursor line and the whole suffix (issue 19)
  *   plain-fim    <PFX>[chunks as # comments]Xp<SFX>Xs<MID>       (plainFim.ts; any FIM model)
  *
  * A layout for a model with control tokens also says where Algorithm 1 reads its decisions
@@ -135,12 +135,27 @@ const repoFimControlLayout: PromptLayout = {
   ...repoFimLayout,
   control: {
     trigger: (plan) => repoFimInFile(plan),
-    selection: (plan) => ({
-      prefix: [...repoFimInFile(plan), special('NEED')],
-      steps: plan.packed.map((chunk, i) => [special(`C_${i + 1}`), text(chunk), special(`/C_${i + 1}`)]),
-    }),
+    selection: (plan) => ({ prefix: [...repoFimInFile(plan), special('NEED')], steps: candidateSteps(plan) }),
   },
 };
+
+/**
+ * repo-fim-line with control tokens. The trigger is read where the completion starts, after
+ * `<|fim_middle|>` and the cursor line's typed text: the no-retrieval prompt whole, so a DONE
+ * generation evaluates nothing new, and the decision sees what is typed on the line (`x = ` before
+ * a call). Selection continues from there with `<NEED>` and the candidates, as repo-fim's does.
+ */
+const repoFimLineControlLayout: PromptLayout = {
+  ...repoFimLineLayout,
+  control: {
+    trigger: (plan) => repoFimSegments({ ...plan, packed: [] }, []),
+    selection: (plan) => ({ prefix: [...repoFimSegments({ ...plan, packed: [] }, []), special('NEED')], steps: candidateSteps(plan) }),
+  },
+};
+
+function candidateSteps(plan: PromptPlan): Segment[][] {
+  return plan.packed.map((chunk, i) => [special(`C_${i + 1}`), text(chunk), special(`/C_${i + 1}`)]);
+}
 
 /**
  * The repository format: the kept chunks as other files of the repository, best-ranked last so
@@ -167,11 +182,16 @@ function repoFimInFile(plan: PromptPlan): Segment[] {
 }
 
 /**
- * The layout for a model: the RepoShapley format when it has the control tokens; else its
- * repository format when its vocabulary has one (and the preference allows), else plain FIM.
+ * The layout for a model: the RepoShapley format when it has the control tokens (a derived
+ * pretrained model keeps its declared repository layout, or the repository layout the preference
+ * names: a paired bench compares them on one model); else its repository format when its
+ * vocabulary has one (and the preference allows), else plain FIM.
  */
 export function chooseLayout(info: ModelInfo, preference: LayoutPreference = 'auto'): PromptLayout {
-  if (info.hasControlTokens && info.declaredLayout === 'repo-fim') return repoFimControlLayout;
+  if (info.hasControlTokens && info.declaredLayout) {
+    const lineMiddle = preference === 'repo-fim-line' || (preference !== 'repo-fim' && info.declaredLayout === 'repo-fim-line');
+    return lineMiddle ? repoFimLineControlLayout : repoFimControlLayout;
+  }
   if (info.hasControlTokens) return reposhapleyLayout(info.echoLines);
   const hasRepoFormat = info.special.repoName !== undefined && info.special.fileSeparator !== undefined;
   if (preference === 'repo-fim-line' && hasRepoFormat) return repoFimLineLayout;

@@ -63,7 +63,7 @@ describe('RepoShapley sequences (golden)', () => {
 });
 
 /** A plan of the fixture as `name` lays it out: in-file context planned, candidates packed. */
-function planWith(name: 'plain-fim' | 'repo-fim') {
+function planWith(name: 'plain-fim' | 'repo-fim' | 'repo-fim-line') {
   const layout = layoutByName(name);
   const tokenizer = new LineTokenizer(wordTokenizer);
   const inFile = layout.planInFile({ prefix: PREFIX, suffix: SUFFIX, path: 'pkg/fetch.py', repoName: 'requests' }, BUDGETS, tokenizer);
@@ -173,6 +173,54 @@ describe('repository layout with control tokens (a derived Qwen2.5-Coder, golden
     const small = { ...derived, declaredLayout: undefined } as ModelInfo;
     expect(chooseLayout(small).name).toBe('reposhapley');
     expect(chooseLayout(small).control!.selection(plan).steps.every((step) => step.length === 0)).toBe(true);
+  });
+});
+
+describe('repo-fim-line with control tokens (the derived Qwen2.5-Coder, golden)', () => {
+  const derived = { hasControlTokens: true, declaredLayout: 'repo-fim-line', echoLines: 0, special: {} } as unknown as ModelInfo;
+  const layout = chooseLayout(derived);
+  const tokenizer = new LineTokenizer(wordTokenizer);
+  const plan = (prefix: string) => ({
+    ...layout.planInFile({ prefix, suffix: SUFFIX, path: 'pkg/fetch.py', repoName: 'requests' }, BUDGETS, tokenizer),
+    packed: layout.pack(CANDIDATES, BUDGETS, tokenizer),
+  });
+  const qwen: Partial<Record<string, string>> = {
+    PFX: '<|fim_prefix|>', SFX: '<|fim_suffix|>', MID: '<|fim_middle|>', REPO: '<|repo_name|>', FILE_SEP: '<|file_sep|>',
+  };
+  const render = (segments: Parameters<typeof renderSegments>[0]) => renderSegments(segments, (role) => qwen[role] ?? `<${role}>`);
+
+  test('the declared layout is kept, and a preference for the other repository layout wins', () => {
+    expect(layout.name).toBe('repo-fim-line');
+    expect(layout.control).toBeDefined();
+    expect(chooseLayout(derived, 'repo-fim').name).toBe('repo-fim');
+    expect(chooseLayout(derived, 'repo-fim').control).toBeDefined();
+    expect(chooseLayout({ ...derived, declaredLayout: 'repo-fim' } as ModelInfo, 'repo-fim-line').name).toBe('repo-fim-line');
+    // plain-fim has no place for the control decisions: the declared layout stays.
+    expect(chooseLayout(derived, 'plain-fim').name).toBe('repo-fim-line');
+  });
+
+  test('the trigger is the no-retrieval prompt whole, through <|fim_middle|> and the typed text', () => {
+    const typed = plan(PREFIX);
+    const noRetrieval = layout.generation({ ...typed, packed: [] }, []);
+    expect(render(layout.control!.trigger(typed))).toBe(render(noRetrieval));
+    expect(render(noRetrieval).endsWith('<|fim_middle|>    return session.')).toBe(true);
+    expect(render(layout.generation(typed, [0]))).toBe(render(layoutByName('repo-fim-line').generation(typed, [0])));
+  });
+
+  test('typing on the line keeps every token of the trigger before the typed text', () => {
+    const ids = { fimPrefix: 1, fimSuffix: 2, fimMiddle: 3, repoName: 4, fileSeparator: 5 };
+    const before = toTokenIds(layout.control!.trigger(plan(PREFIX)), ids);
+    const after = toTokenIds(layout.control!.trigger(plan(PREFIX + 'get')), ids);
+    const middle = before.indexOf(3);
+    expect(after.slice(0, middle + 1)).toEqual(before.slice(0, middle + 1));
+    expect(after.slice(middle + 1)).not.toEqual(before.slice(middle + 1));
+  });
+
+  test('selection: the trigger, <NEED>, then each candidate with its decision right after it', async () => {
+    const { prefix, steps } = layout.control!.selection(plan(PREFIX));
+    expect(render(prefix)).toBe(`${render(layout.control!.trigger(plan(PREFIX)))}<NEED>`);
+    const rendered = [render(prefix), ...steps.map((step, i) => `${render(step)}[q_${i + 1}]`)].join('');
+    await expect(rendered).toMatchFileSnapshot('golden/repo-fim-line-control-selection.txt');
   });
 });
 

@@ -24,6 +24,7 @@ import {
 import type { Logger } from '../../util/logger.js';
 import { LlamaServerApi, ModelServerError, type ModelServerOptions } from './llamaServerApi.js';
 import { RemoteSession } from './remoteSession.js';
+import { declaredLayoutOf } from '../reposhapleyKeys.js';
 
 /** Thrown by a synchronous tokenize() of text the remote tokenizer has not seen yet. */
 export class UntokenizedTextError extends Error {
@@ -270,7 +271,7 @@ function describeRemote(
     controlTokensTrained: scan.hasControlTokens && (pack?.trained ?? true),
     needThreshold: pack?.needThreshold,
     echoLines: 0,
-    declaredLayout: pack?.layout === 'repo-fim' ? 'repo-fim' : undefined,
+    declaredLayout: declaredLayoutOf(pack?.layout),
     fimLayout: scan.fimLayout,
     addBeginOfText: scan.addBeginOfText,
     gpuLayers: 0,
