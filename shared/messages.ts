@@ -209,6 +209,21 @@ export const PullModelRequest = new RequestType<PullModelParams, PullModelResult
  */
 export const CompletionTraceRequest = new RequestType<CompletionTraceParams, CompletionTrace | null, void>('reposhapley/completionTrace');
 
+/** Params of {@link CursorNotification}: LSP's document identifier and position (UTF-16 characters). */
+export interface CursorParams {
+  textDocument: { uri: string };
+  position: { line: number; character: number };
+}
+
+/**
+ * Notification (client -> server) `reposhapley/cursor`: the cursor came to rest there (a click,
+ * a jump, an editor brought to front; not a keystroke, which a completion request follows
+ * anyway). With `backgroundPrefill` on, the server evaluates the prompt a completion there would
+ * use, in the background, so the first keystroke finds it cached. Send it after the cursor has
+ * stood still a moment (the VS Code client waits 150 ms); a request stops the prefill at once.
+ */
+export const CursorNotification = new NotificationType<CursorParams>('reposhapley/cursor');
+
 /**
  * Notification (server -> client) `reposhapley/status`: indexing progress, ready, no model or
  * error, for a status bar. Sent when the state changes (indexing progress at most every 200 ms).

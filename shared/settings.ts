@@ -17,9 +17,10 @@ export type PolicyName = 'none' | 'full' | 'reposhapley' | 'auto';
 export const POLICY_NAMES: readonly PolicyName[] = ['none', 'full', 'reposhapley', 'auto'];
 
 /**
- * The prompt layout for a model without RepoShapley's control tokens: `auto` = its repository
- * format (`repo-fim`) when its vocabulary has one (Qwen2.5-Coder), else `plain-fim` (chunks as
- * comments). A model with the control tokens always gets the RepoShapley format.
+ * The prompt layout: `auto` = what a derived model declares (its control pack's layout), else its
+ * repository format (`repo-fim`) when its vocabulary has one (Qwen2.5-Coder), else `plain-fim`
+ * (chunks as comments). On a derived model `repo-fim` and `repo-fim-line` pick either repository
+ * layout (for paired benches); the small model with the control tokens always gets the RepoShapley format.
  */
 export type LayoutPreference = 'auto' | 'repo-fim' | 'repo-fim-line' | 'plain-fim';
 
@@ -70,6 +71,11 @@ export interface CompletionSettings {
   gpuLayers: 'auto' | number;
   /** Milliseconds to wait after the last keystroke before starting a completion. */
   debounceMs: number;
+  /**
+   * Evaluate the prompt at a cursor that came to rest (`reposhapley/cursor` from the editor) in
+   * the background, so the first keystroke there finds it cached; off saves the CPU it costs.
+   */
+  backgroundPrefill: boolean;
   /** Maximum tokens generated for one completion. */
   maxTokens: number;
   /** Sliding-window height w and stride s used for retrieval windows (RepoShapley A.4). */
@@ -184,7 +190,7 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   },
   layout: {
     type: 'string', default: 'auto', enum: LAYOUT_PREFERENCES,
-    description: 'Prompt layout for models without control tokens: `repo-fim` (the model\'s repository format), `repo-fim-line` (the same with the cursor line\'s typed text as the start of the middle: a keystroke re-reads a token or two; experimental), `plain-fim` (chunks as comments), `auto` (repo-fim where the vocabulary has it).',
+    description: 'Prompt layout: `repo-fim` (the model\'s repository format), `repo-fim-line` (the same with the cursor line\'s typed text as the start of the middle: a keystroke re-reads a token or two, but it cost the 0.5B 18 EM points), `plain-fim` (chunks as comments; not for control-pack models), `auto` (what the model declares, else repo-fim where the vocabulary has it).',
   },
   'budgets.prefixTokens': {
     type: 'integer', default: 1024, min: 16, max: MAX_BUDGET_TOKENS,
@@ -201,6 +207,10 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   debounceMs: {
     type: 'integer', default: 75, min: 0, max: 5_000,
     description: 'Milliseconds to wait after the last keystroke before completing (as-you-type only).',
+  },
+  backgroundPrefill: {
+    type: 'boolean', default: true,
+    description: 'When the cursor comes to rest, evaluate the prompt there in the background, so the first keystroke finds it cached (costs CPU while idle).',
   },
   maxTokens: { type: 'integer', default: 64, min: 1, max: 1_024, description: 'Most tokens generated for one completion.' },
   // The control vocabulary has <C_1>..<C_10> (RepoShapley K = 10).

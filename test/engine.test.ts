@@ -230,3 +230,43 @@ describe('a document closed just before a completion', () => {
     }
   });
 });
+
+describe('background prefill (reposhapley/cursor)', () => {
+  const at = { uri: CHECKOUT_URI, ...CURSOR };
+
+  test('a prefill leaves the prompt cached: the completion there re-reads one token and says the same', async () => {
+    const { engine: plain } = await engineWith({ modelPath: controlModel, policy: 'full' });
+    const cold = await completeTrace(plain);
+    expect(cold.tokens.reused).toBe(0);
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'full' });
+    await engine.prefill(at);
+    const warm = await completeTrace(engine);
+    expect(warm.tokens.prompt).toBe(cold.tokens.prompt);
+    expect(warm.tokens.reused).toBe(warm.tokens.prompt - 1);
+    expect(warm.completion).toBe(cold.completion);
+    expect(engine.trace()?.traceId).toBe(warm.traceId); // the prefill left no trace of its own
+  });
+
+  test('with backgroundPrefill off it does nothing', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'full', backgroundPrefill: false });
+    await engine.prefill(at);
+    expect((await completeTrace(engine)).tokens.reused).toBe(0);
+  });
+
+  test('a completion request stops a running prefill and answers as without it', async () => {
+    const { engine: plain } = await engineWith({ modelPath: controlModel, policy: 'full' });
+    const expected = (await completeTrace(plain)).completion;
+    const { engine, logger } = await engineWith({ modelPath: controlModel, policy: 'full' });
+    await completeTrace(engine, { line: 2, character: 0 }); // the model is loaded and busy elsewhere
+    const prefilling = engine.prefill(at);
+    const answer = await completeTrace(engine);
+    await prefilling;
+    expect(answer.completion).toBe(expected);
+    expect(logger.lines.some((line) => /prefill/.test(line) && /failed/.test(line))).toBe(false);
+  });
+
+  test('a document that is not open is not prefilled, and nothing throws', async () => {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'full' });
+    await expect(engine.prefill({ uri: 'file:///not-open.py', line: 0, character: 0 })).resolves.toBeUndefined();
+  });
+});

@@ -70,6 +70,7 @@ export class FakeEngine implements CompletionEngine {
   indexVersion = 0;
   readonly documents = new OpenDocuments();
   readonly completeCalls: CompletionRequest[] = [];
+  readonly prefillCalls: { uri: string; line: number; character: number }[] = [];
   readonly edits: DocumentEdit[][] = [];
   readonly fileEvents: WatchedFileEvent[][] = [];
   readonly settingsPatches: SettingsPatch[] = [];
@@ -135,6 +136,10 @@ export class FakeEngine implements CompletionEngine {
     const text = `completion_${request.line}_${request.character}`;
     this.traces.set(traceId, { ...fakeTrace(traceId, request, text, this.indexVersion), model: { ...this.model, layout: 'plain-fim' } });
     return { kind: 'ok', text, traceId, cached: false, latencyMs: 17 };
+  }
+
+  async prefill(position: { uri: string; line: number; character: number }): Promise<void> {
+    this.prefillCalls.push(position);
   }
 
   trace(traceId?: string): CompletionTrace | undefined {

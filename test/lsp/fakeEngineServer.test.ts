@@ -24,6 +24,7 @@ const END_CURSOR: Cursor = { uri: MAIN_URI, line: 10, character: MAIN_TEXT.split
 
 interface EngineStats {
   completeCalls: number;
+  prefillCalls: { uri: string; line: number; character: number }[];
   aborted: number;
   edits: unknown[][];
   fileEvents: unknown[][];
@@ -175,6 +176,17 @@ describe('LSP layer over stdio (fake engine)', () => {
     const engine = await stats(client);
     expect(engine.edits).toHaveLength(1);
     expect(engine.edits[0]).toHaveLength(2);
+  });
+
+  test('reposhapley/cursor asks the engine to prefill there; malformed ones are dropped', async () => {
+    const { client } = await startReady();
+    await client.connection.sendNotification('reposhapley/cursor', { textDocument: { uri: MAIN_URI }, position: { line: 3, character: 4 } });
+    await client.connection.sendNotification('reposhapley/cursor', { textDocument: { uri: MAIN_URI }, position: { line: -1, character: 0 } });
+    await client.connection.sendNotification('reposhapley/cursor', { position: { line: 1, character: 0 } });
+    await client.connection.sendNotification('reposhapley/cursor', null);
+    // Messages are handled in order, so the stats request sees every notification before it.
+    expect((await stats(client)).prefillCalls).toEqual([{ uri: MAIN_URI, line: 3, character: 4 }]);
+    expect((await inline(client, END_CURSOR)).items).toHaveLength(1); // still answering
   });
 
   test('configuration: pushed settings apply; null settings are pulled', async () => {

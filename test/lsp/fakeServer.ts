@@ -26,6 +26,7 @@ const state = runServe(({ settings }) => {
 
 state.connection.onRequest(ENGINE_STATS_METHOD, () => ({
   completeCalls: engine?.completeCalls.length ?? 0,
+  prefillCalls: engine?.prefillCalls ?? [],
   aborted: engine?.aborted ?? 0,
   edits: engine?.edits ?? [],
   fileEvents: engine?.fileEvents ?? [],

@@ -27,7 +27,7 @@ import { ModelPuller, type PullFunction } from './modelPuller.js';
 import { uriToPath } from '../workspace/paths.js';
 import { OpenDocuments } from './openDocuments.js';
 import { DecisionCache } from '../control/decisionCache.js';
-import { runPipeline } from './pipeline.js';
+import { runPipeline, type PipelineOutput } from './pipeline.js';
 import { mergeSettings, settingsFrom } from './settings.js';
 import { Mutex } from '../util/mutex.js';
 import { ModelServerError } from '../model/remote/llamaServerApi.js';
@@ -103,6 +103,8 @@ class RepoShapleyEngine implements CompletionEngine {
    * other candidates in 3 of 100 tasks between two runs before this).
    */
   private readonly pendingCloses = new Set<Promise<unknown>>();
+  /** The background prefill in flight, if any: a completion request aborts it. */
+  private prefilling?: AbortController;
   /** Workspace roots as last indexed; the repository format names the one holding a document. */
   private roots: string[] = [];
   private disposed = false;
@@ -217,6 +219,9 @@ class RepoShapleyEngine implements CompletionEngine {
     if (!this.settings.enabled) return { kind: 'disabled' };
     const document = this.documents.get(request.uri);
     if (!document) return { kind: 'unknown-document', message: `${request.uri} is not open` };
+    // A real request goes first: the prefill stops within one evaluation chunk and leaves what it
+    // evaluated in the cache.
+    this.prefilling?.abort();
     const acquired = await this.acquireModel(signal);
     if (acquired.kind !== 'ok') return acquired;
     try {
@@ -229,6 +234,40 @@ class RepoShapleyEngine implements CompletionEngine {
       // A model whose process died is replaced now, so the status and the notice say so at once.
       if (acquired.state.model.failure !== undefined) void this.warmModel();
       return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+    } finally {
+      acquired.release();
+    }
+  }
+
+  async prefill(position: { uri: string; line: number; character: number }): Promise<void> {
+    if (!this.settings.enabled || !this.settings.backgroundPrefill || this.disposed || !this.documents.has(position.uri)) return;
+    this.prefilling?.abort();
+    const controller = new AbortController();
+    this.prefilling = controller;
+    await this.prefillNow(position, controller.signal)
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) this.logger.debug(`prefill at ${position.uri}:${position.line + 1} failed: ${String(error)}`);
+      })
+      .finally(() => {
+        if (this.prefilling === controller) this.prefilling = undefined;
+      });
+  }
+
+  /**
+   * The pipeline at the cursor with one token generated and nothing recorded: the decisions land
+   * in the decision cache and the prompt in the session's KV cache, where the request that follows
+   * finds them. It queues behind real requests on the model lock like any other.
+   */
+  private async prefillNow(position: { uri: string; line: number; character: number }, signal: AbortSignal): Promise<void> {
+    const acquired = await this.acquireModel(signal);
+    if (acquired.kind !== 'ok') return;
+    try {
+      const document = this.documents.get(position.uri);
+      if (!document || signal.aborted) return;
+      const started = performance.now();
+      await this.runPipelineAt({ uri: position.uri, line: position.line, character: position.character, trigger: 'automatic' },
+        document.text, acquired.state, signal, { prefillOnly: true });
+      this.logger.debug(`prefilled ${position.uri}:${position.line + 1} in ${Math.round(performance.now() - started)} ms${signal.aborted ? ' (stopped by a request)' : ''}`);
     } finally {
       acquired.release();
     }
@@ -254,25 +293,33 @@ class RepoShapleyEngine implements CompletionEngine {
   private async completeWithModel(
     request: CompletionRequest, text: string, loaded: LoadedModel, signal: AbortSignal,
   ): Promise<CompletionOutcome> {
+    const output = await this.runPipelineAt(request, text, loaded, signal);
+    if (output.trace.outcome === 'cancelled') return { kind: 'cancelled' };
+    const { layout } = loaded;
+    const traceId = randomUUID();
+    const traced: TraceModel = { label: loaded.label, layout: layout.name, fallback: loaded.isFallback };
+    this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced });
+    this.latestTraceId = traceId;
+    return { kind: 'ok', text: output.text, traceId, cached: false, latencyMs: output.trace.timings.totalMs };
+  }
+
+  private async runPipelineAt(
+    request: CompletionRequest, text: string, loaded: LoadedModel, signal: AbortSignal, options: { prefillOnly?: boolean } = {},
+  ): Promise<PipelineOutput> {
     const { model, layout } = loaded;
     const absPath = uriToPath(request.uri);
     if (this.pendingCloses.size > 0) await Promise.all(this.pendingCloses);
     // Retrieval reads the other open documents as they are now; this one's own entry may lag a
     // few keystrokes (its text, the prompt's prefix and suffix, is always current).
     this.index.flushBufferEdits(absPath);
-    const output = await runPipeline({
+    return runPipeline({
       uri: request.uri, text, relPath: absPath ? this.index.relPathOf(absPath) : undefined, repoName: this.repoNameOf(absPath), layout,
       position: { line: request.line, character: request.character }, mode: request.mode,
       settings: this.settings, model, session: await this.sessionFor(model), tokenizer: this.tokenizerFor(model),
       // Other budgets or another layout give another prompt: decisions made under them do not carry over.
       decisions: this.decisions.scope(request.uri, request.line, `${model.info.path}|${layout.name}|${JSON.stringify(this.settings.budgets)}`),
+      prefillOnly: options.prefillOnly,
     }, { index: this.index, retriever: this.retriever, logger: this.logger }, signal);
-    if (output.trace.outcome === 'cancelled') return { kind: 'cancelled' };
-    const traceId = randomUUID();
-    const traced: TraceModel = { label: loaded.label, layout: layout.name, fallback: loaded.isFallback };
-    this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced });
-    this.latestTraceId = traceId;
-    return { kind: 'ok', text: output.text, traceId, cached: false, latencyMs: output.trace.timings.totalMs };
   }
 
   /**

@@ -121,6 +121,15 @@ export interface CompletionEngine {
   /** Merge settings; reloads the model if its path, threads or gpuLayers changed. */
   updateSettings(patch: SettingsPatch): Promise<void>;
   complete(request: CompletionRequest, signal: AbortSignal): Promise<CompletionOutcome>;
+  /**
+   * The cursor came to rest at `position` (an editor said so): evaluate the prompt a completion
+   * there would use, in the background, so the first request finds it in the KV cache. Callers
+   * need not wait: it resolves when the prefill ended (done, stopped or skipped) and never
+   * rejects. A later prefill replaces it; a completion request stops it within one evaluation
+   * chunk and reuses what it evaluated. Does nothing when `backgroundPrefill` is off or the
+   * document is not open.
+   */
+  prefill(position: { uri: string; line: number; character: number }): Promise<void>;
   /** The trace of a completion by id, or the latest when id is omitted. */
   trace(traceId?: string): CompletionTrace | undefined;
   /** Subscribe to user-facing notices; each distinct problem is emitted once. */

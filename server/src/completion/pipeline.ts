@@ -44,6 +44,11 @@ export interface PipelineInput {
   tokenizer: LineTokenizer;
   /** Decisions already made on this line, reused while the user types on it. */
   decisions?: ScopedDecisions;
+  /**
+   * A background prefill: the same prompt, one token generated (the cheapest way through every
+   * session kind to leave the prompt in its KV cache); the caller discards the output.
+   */
+  prefillOnly?: boolean;
 }
 
 export interface PipelineDeps {
@@ -97,7 +102,7 @@ async function buildContext(
   return {
     layout, session: input.session, special: model.info.special, inFile: plan, signal, decisions: input.decisions,
     needThreshold: settings.needThreshold ?? model.info.needThreshold ?? FALLBACK_NEED_THRESHOLD,
-    generation: { maxTokens: settings.maxTokens, singleLine: !isMultiLine(input, split) },
+    generation: { maxTokens: input.prefillOnly ? 1 : settings.maxTokens, singleLine: !isMultiLine(input, split) },
     toIds: (segments) => toTokenIds(segments, model.info.special),
     async retrieveAndPack() {
       if (retrieved) return retrieved;

@@ -4,10 +4,11 @@
  * MethodNotFound by vscode-jsonrpc itself.
  */
 import type { Connection } from 'vscode-languageserver/node';
-import { CompletionTraceRequest, PullModelRequest } from '../../../shared/messages.js';
+import { CompletionTraceRequest, CursorNotification, PullModelRequest } from '../../../shared/messages.js';
 import type { Logger } from '../util/logger.js';
 import { onCompletion, emptyCompletionList } from './completion.js';
 import { onCompletionTrace } from './completionTrace.js';
+import { onCursor } from './cursor.js';
 import { onDidChange } from './didChange.js';
 import { onDidChangeConfiguration } from './didChangeConfiguration.js';
 import { onDidChangeWatchedFiles } from './didChangeWatchedFiles.js';
@@ -51,6 +52,7 @@ export function startLspServer(connection: Connection, createEngine: EngineFacto
   connection.onCompletion(request('textDocument/completion', emptyCompletionList, onCompletion(state)));
   connection.onRequest(CompletionTraceRequest, request(CompletionTraceRequest.method, () => null, onCompletionTrace(state)));
   connection.onRequest(PullModelRequest, request(PullModelRequest.method, pullModelFailed, onPullModel(state)));
+  connection.onNotification(CursorNotification, notification(CursorNotification.method, onCursor(state)));
   // shutdown before initialize is refused (−32002); a second shutdown after the first is harmless.
   connection.onShutdown(gateShutdown(state, guardRequest(log, 'shutdown', () => undefined, onShutdown(state))));
   connection.onExit(onExit(state));
