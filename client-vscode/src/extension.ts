@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { PullableModel } from '../../shared/messages.js';
 import { SECTION } from './configuration.js';
+import { CursorRest } from './cursorRest.js';
 import { ModelDownload } from './modelDownload.js';
 import { ModelOffer } from './modelOffer.js';
 import { ACCEPT_COMMAND, ServerSession } from './session.js';
@@ -41,8 +42,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     isDownloading: () => download.isRunning,
     download: (model) => void download.run(model.name),
   });
+  const rest = new CursorRest((at) => current.cursorRested(at), { now: () => Date.now(), setTimeout, clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) });
   context.subscriptions.push(
-    output, statusBar, traces,
+    output, statusBar, traces, { dispose: () => rest.dispose() },
+    // The cursor at rest in a Python file: the server prefills the prompt there (backgroundPrefill).
+    vscode.window.onDidChangeTextEditorSelection((event) => {
+      const selection = event.selections[0];
+      if (event.selections.length !== 1 || !selection?.isEmpty || !isCompletable(event.textEditor.document)) return;
+      rest.moved({ uri: event.textEditor.document.uri.toString(), line: selection.active.line, character: selection.active.character });
+    }),
+    vscode.workspace.onDidChangeTextDocument((event) => rest.edited(event.document.uri.toString())),
+    vscode.workspace.onDidCloseTextDocument((document) => rest.closed(document.uri.toString())),
     vscode.commands.registerCommand(COMMANDS.toggle, toggleCompletions),
     vscode.commands.registerCommand(COMMANDS.restart, () => current.restart()),
     vscode.commands.registerCommand(COMMANDS.showTrace, async () => traces.show(await current.trace(lastTraceId))),
@@ -76,6 +86,11 @@ function modelDownload(current: ServerSession): ModelDownload<vscode.Cancellatio
     info: (message) => void vscode.window.showInformationMessage(message),
     error: (message, ...choices) => vscode.window.showErrorMessage(message, ...choices),
   });
+}
+
+/** The documents the server completes (its document selector: Python files on disk). */
+function isCompletable(document: vscode.TextDocument): boolean {
+  return document.uri.scheme === 'file' && document.languageId === 'python';
 }
 
 function isEnabled(): boolean {

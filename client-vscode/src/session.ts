@@ -14,7 +14,7 @@ import {
   type LanguageClientOptions, type Middleware, type StreamInfo,
 } from 'vscode-languageclient/node';
 import {
-  CompletionTraceRequest, PullModelRequest, StatusNotification,
+  CompletionTraceRequest, CursorNotification, PullModelRequest, StatusNotification,
   type CompletionTrace, type CompletionTraceParams, type PullModelParams, type PullModelResult, type StatusParams,
 } from '../../shared/messages.js';
 import { initializationOptions, SECTION, toSettingsPatch, type ReadSetting } from './configuration.js';
@@ -102,6 +102,13 @@ export class ServerSession {
   async sendSettings(): Promise<void> {
     if (!this.client?.isRunning()) return;
     await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { [SECTION]: toSettingsPatch(read) } });
+  }
+
+  /** Tells the server the cursor came to rest (it prefills the prompt there); nothing when no server runs. */
+  cursorRested(at: { uri: string; line: number; character: number }): void {
+    if (!this.client?.isRunning()) return;
+    void this.client.sendNotification(CursorNotification, { textDocument: { uri: at.uri }, position: { line: at.line, character: at.character } })
+      .catch((error: unknown) => this.output.debug(`cursor notification: ${messageOf(error)}`));
   }
 
   /** The trace of a completion (the latest without an id); undefined when no server runs. */

@@ -3,7 +3,7 @@ import type { ModelInfo, SpecialTokenIds } from '../model/completionModel.js';
 import { FIM_LAYOUTS } from '../model/specialTokens.js';
 import type { Candidate } from '../retrieval/types.js';
 import { LineTokenizer } from './lineTokenizer.js';
-import { chooseLayout, layoutByName } from './layouts.js';
+import { chooseLayout, layoutByName, type PromptLayout } from './layouts.js';
 import { renderSegments, toTokenIds, countTokens, MissingSpecialTokenError } from './segments.js';
 import {
   formatOneSegments, generationSegments, MAX_ECHO_TOKENS, noRetrievalSegments, planPrompt, selectionSegments, withTarget,
@@ -70,6 +70,19 @@ function planWith(name: 'plain-fim' | 'repo-fim' | 'repo-fim-line') {
   return { ...inFile, packed: layout.pack(CANDIDATES, BUDGETS, tokenizer) };
 }
 
+/** Qwen2.5-Coder's texts of the repository format's special tokens, for rendering. */
+const QWEN_TEXTS: Partial<Record<string, string>> = {
+  PFX: '<|fim_prefix|>', SFX: '<|fim_suffix|>', MID: '<|fim_middle|>', REPO: '<|repo_name|>', FILE_SEP: '<|file_sep|>',
+};
+
+/** The fixture's plan under `layout`, for a given text before the cursor. */
+function planAtPrefix(layout: PromptLayout, tokenizer: LineTokenizer) {
+  return (prefix: string) => ({
+    ...layout.planInFile({ prefix, suffix: SUFFIX, path: 'pkg/fetch.py', repoName: 'requests' }, BUDGETS, tokenizer),
+    packed: layout.pack(CANDIDATES, BUDGETS, tokenizer),
+  });
+}
+
 describe('plain FIM prompt as each model family sees it (golden)', () => {
   const plain = planWith('plain-fim');
   test.each(FIM_LAYOUTS.map((layout) => [layout.name, layout] as const))('%s', async (name, layout) => {
@@ -112,13 +125,8 @@ describe('repository layout (Qwen2.5-Coder pretraining format, golden)', () => {
 describe('repo-fim-line: the cursor line after <|fim_middle|> (golden)', () => {
   const layout = layoutByName('repo-fim-line');
   const tokenizer = new LineTokenizer(wordTokenizer);
-  const plan = (prefix: string) => ({
-    ...layout.planInFile({ prefix, suffix: SUFFIX, path: 'pkg/fetch.py', repoName: 'requests' }, BUDGETS, tokenizer),
-    packed: layout.pack(CANDIDATES, BUDGETS, tokenizer),
-  });
-  const qwen: Partial<Record<string, string>> = {
-    PFX: '<|fim_prefix|>', SFX: '<|fim_suffix|>', MID: '<|fim_middle|>', REPO: '<|repo_name|>', FILE_SEP: '<|file_sep|>',
-  };
+  const plan = planAtPrefix(layout, tokenizer);
+  const qwen = QWEN_TEXTS;
 
   test('the typed part of the cursor line is the start of the middle', async () => {
     const rendered = renderSegments(layout.generation(plan(PREFIX), [0]), (role) => qwen[role] ?? `<${role}>`);
@@ -179,15 +187,8 @@ describe('repository layout with control tokens (a derived Qwen2.5-Coder, golden
 describe('repo-fim-line with control tokens (the derived Qwen2.5-Coder, golden)', () => {
   const derived = { hasControlTokens: true, declaredLayout: 'repo-fim-line', echoLines: 0, special: {} } as unknown as ModelInfo;
   const layout = chooseLayout(derived);
-  const tokenizer = new LineTokenizer(wordTokenizer);
-  const plan = (prefix: string) => ({
-    ...layout.planInFile({ prefix, suffix: SUFFIX, path: 'pkg/fetch.py', repoName: 'requests' }, BUDGETS, tokenizer),
-    packed: layout.pack(CANDIDATES, BUDGETS, tokenizer),
-  });
-  const qwen: Partial<Record<string, string>> = {
-    PFX: '<|fim_prefix|>', SFX: '<|fim_suffix|>', MID: '<|fim_middle|>', REPO: '<|repo_name|>', FILE_SEP: '<|file_sep|>',
-  };
-  const render = (segments: Parameters<typeof renderSegments>[0]) => renderSegments(segments, (role) => qwen[role] ?? `<${role}>`);
+  const plan = planAtPrefix(layout, new LineTokenizer(wordTokenizer));
+  const render = (segments: Parameters<typeof renderSegments>[0]) => renderSegments(segments, (role) => QWEN_TEXTS[role] ?? `<${role}>`);
 
   test('the declared layout is kept, and a preference for the other repository layout wins', () => {
     expect(layout.name).toBe('repo-fim-line');
