@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { CompletionTrace, PullableModel, PullModelResult, StatusModel } from '../../shared/messages.js';
 import { DEFAULT_SETTINGS, type CompletionSettings, type SettingsPatch } from '../../shared/settings.js';
 import type {
-  CompletionEngine, CompletionOutcome, CompletionRequest, DocumentEdit, IndexProgress, IndexStats, ModelPullProgress, ModelStatus,
+  CompletionEngine, CompletionOutcome, CompletionRequest, DocumentPosition, DocumentEdit, IndexProgress, IndexStats, ModelPullProgress, ModelStatus,
   UserNotice, WatchedFileEvent,
 } from '../../server/src/completion/engine.js';
 import { OpenDocuments } from '../../server/src/completion/openDocuments.js';
@@ -70,7 +70,7 @@ export class FakeEngine implements CompletionEngine {
   indexVersion = 0;
   readonly documents = new OpenDocuments();
   readonly completeCalls: CompletionRequest[] = [];
-  readonly prefillCalls: { uri: string; line: number; character: number }[] = [];
+  readonly prefillCalls: DocumentPosition[] = [];
   readonly edits: DocumentEdit[][] = [];
   readonly fileEvents: WatchedFileEvent[][] = [];
   readonly settingsPatches: SettingsPatch[] = [];
@@ -138,7 +138,7 @@ export class FakeEngine implements CompletionEngine {
     return { kind: 'ok', text, traceId, cached: false, latencyMs: 17 };
   }
 
-  async prefill(position: { uri: string; line: number; character: number }): Promise<void> {
+  async prefill(position: DocumentPosition): Promise<void> {
     this.prefillCalls.push(position);
   }
 

@@ -18,7 +18,7 @@ import { LexicalIndex } from '../retrieval/lexicalIndex.js';
 import { Retriever } from '../retrieval/retriever.js';
 import type { Logger } from '../util/logger.js';
 import type {
-  CompletionEngine, CompletionOutcome, CompletionRequest, DocumentEdit, IndexProgress, IndexStats, ModelPullProgress, ModelStatus,
+  CompletionEngine, CompletionOutcome, CompletionRequest, DocumentPosition, DocumentEdit, IndexProgress, IndexStats, ModelPullProgress, ModelStatus,
   UserNotice, WatchedFileEvent,
 } from './engine.js';
 import { planModel, type ModelPlanInputs } from './modelChoice.js';
@@ -239,7 +239,7 @@ class RepoShapleyEngine implements CompletionEngine {
     }
   }
 
-  async prefill(position: { uri: string; line: number; character: number }): Promise<void> {
+  async prefill(position: DocumentPosition): Promise<void> {
     if (!this.settings.enabled || !this.settings.backgroundPrefill || this.disposed || !this.documents.has(position.uri)) return;
     this.prefilling?.abort();
     const controller = new AbortController();
@@ -258,7 +258,7 @@ class RepoShapleyEngine implements CompletionEngine {
    * in the decision cache and the prompt in the session's KV cache, where the request that follows
    * finds them. It queues behind real requests on the model lock like any other.
    */
-  private async prefillNow(position: { uri: string; line: number; character: number }, signal: AbortSignal): Promise<void> {
+  private async prefillNow(position: DocumentPosition, signal: AbortSignal): Promise<void> {
     const acquired = await this.acquireModel(signal);
     if (acquired.kind !== 'ok') return;
     try {

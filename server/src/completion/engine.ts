@@ -43,11 +43,15 @@ export interface IndexStats {
   bound?: WorkspaceBoundHit;
 }
 
-/** A completion request at a cursor. */
-export interface CompletionRequest {
+/** A cursor in an open document. */
+export interface DocumentPosition {
   uri: string;
   line: number;
   character: number;
+}
+
+/** A completion request at a cursor. */
+export interface CompletionRequest extends DocumentPosition {
   /** 'automatic' for as-you-type, 'invoked' when the user asked explicitly. */
   trigger: 'automatic' | 'invoked';
   /** Force a single-line or a block completion; default (auto) decides from the cursor. */
@@ -129,7 +133,7 @@ export interface CompletionEngine {
    * chunk and reuses what it evaluated. Does nothing when `backgroundPrefill` is off or the
    * document is not open.
    */
-  prefill(position: { uri: string; line: number; character: number }): Promise<void>;
+  prefill(position: DocumentPosition): Promise<void>;
   /** The trace of a completion by id, or the latest when id is omitted. */
   trace(traceId?: string): CompletionTrace | undefined;
   /** Subscribe to user-facing notices; each distinct problem is emitted once. */

@@ -148,10 +148,15 @@ const repoFimControlLayout: PromptLayout = {
 const repoFimLineControlLayout: PromptLayout = {
   ...repoFimLineLayout,
   control: {
-    trigger: (plan) => repoFimSegments({ ...plan, packed: [] }, []),
-    selection: (plan) => ({ prefix: [...repoFimSegments({ ...plan, packed: [] }, []), special('NEED')], steps: candidateSteps(plan) }),
+    trigger: (plan) => repoFimNoRetrieval(plan),
+    selection: (plan) => ({ prefix: [...repoFimNoRetrieval(plan), special('NEED')], steps: candidateSteps(plan) }),
   },
 };
+
+/** The repository prompt with no chunks, through `<|fim_middle|>` (and the cursor line, where the plan moved it there). */
+function repoFimNoRetrieval(plan: PromptPlan): Segment[] {
+  return repoFimSegments({ ...plan, packed: [] }, []);
+}
 
 function candidateSteps(plan: PromptPlan): Segment[][] {
   return plan.packed.map((chunk, i) => [special(`C_${i + 1}`), text(chunk), special(`/C_${i + 1}`)]);

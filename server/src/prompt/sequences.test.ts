@@ -62,25 +62,27 @@ describe('RepoShapley sequences (golden)', () => {
   });
 });
 
-/** A plan of the fixture as `name` lays it out: in-file context planned, candidates packed. */
-function planWith(name: 'plain-fim' | 'repo-fim' | 'repo-fim-line') {
-  const layout = layoutByName(name);
-  const tokenizer = new LineTokenizer(wordTokenizer);
-  const inFile = layout.planInFile({ prefix: PREFIX, suffix: SUFFIX, path: 'pkg/fetch.py', repoName: 'requests' }, BUDGETS, tokenizer);
-  return { ...inFile, packed: layout.pack(CANDIDATES, BUDGETS, tokenizer) };
-}
-
 /** Qwen2.5-Coder's texts of the repository format's special tokens, for rendering. */
 const QWEN_TEXTS: Partial<Record<string, string>> = {
   PFX: '<|fim_prefix|>', SFX: '<|fim_suffix|>', MID: '<|fim_middle|>', REPO: '<|repo_name|>', FILE_SEP: '<|file_sep|>',
 };
 
-/** The fixture's plan under `layout`, for a given text before the cursor. */
+/** Segments rendered as Qwen2.5-Coder reads them; other specials as `<ROLE>`. */
+function renderQwen(segments: Parameters<typeof renderSegments>[0]): string {
+  return renderSegments(segments, (role) => QWEN_TEXTS[role] ?? `<${role}>`);
+}
+
+/** The fixture's plan under `layout` (in-file context planned, candidates packed), for a given text before the cursor. */
 function planAtPrefix(layout: PromptLayout, tokenizer: LineTokenizer) {
   return (prefix: string) => ({
     ...layout.planInFile({ prefix, suffix: SUFFIX, path: 'pkg/fetch.py', repoName: 'requests' }, BUDGETS, tokenizer),
     packed: layout.pack(CANDIDATES, BUDGETS, tokenizer),
   });
+}
+
+/** A plan of the fixture as `name` lays it out, cursor after PREFIX. */
+function planWith(name: 'plain-fim' | 'repo-fim') {
+  return planAtPrefix(layoutByName(name), new LineTokenizer(wordTokenizer))(PREFIX);
 }
 
 describe('plain FIM prompt as each model family sees it (golden)', () => {
@@ -94,15 +96,12 @@ describe('plain FIM prompt as each model family sees it (golden)', () => {
 
 describe('repository layout (Qwen2.5-Coder pretraining format, golden)', () => {
   const plan = planWith('repo-fim');
-  const qwen: Partial<Record<string, string>> = {
-    PFX: '<|fim_prefix|>', SFX: '<|fim_suffix|>', MID: '<|fim_middle|>', REPO: '<|repo_name|>', FILE_SEP: '<|file_sep|>',
-  };
   test.each([
     ['full', plan.packed.map((_, i) => i)],
     ['kept-1-3', [0, 2]],
     ['no-retrieval', []],
   ])('%s', async (name, kept) => {
-    const rendered = renderSegments(layoutByName('repo-fim').generation(plan, kept), (role) => qwen[role] ?? `<${role}>`);
+    const rendered = renderQwen(layoutByName('repo-fim').generation(plan, kept));
     await expect(rendered).toMatchFileSnapshot(`golden/repo-fim-${name}.txt`);
   });
 
@@ -126,10 +125,9 @@ describe('repo-fim-line: the cursor line after <|fim_middle|> (golden)', () => {
   const layout = layoutByName('repo-fim-line');
   const tokenizer = new LineTokenizer(wordTokenizer);
   const plan = planAtPrefix(layout, tokenizer);
-  const qwen = QWEN_TEXTS;
 
   test('the typed part of the cursor line is the start of the middle', async () => {
-    const rendered = renderSegments(layout.generation(plan(PREFIX), [0]), (role) => qwen[role] ?? `<${role}>`);
+    const rendered = renderQwen(layout.generation(plan(PREFIX), [0]));
     expect(rendered.endsWith('<|fim_middle|>    return session.')).toBe(true);
     const split = plan(PREFIX);
     expect(split.prefix.ids).toEqual(tokenizer.text(split.prefix.text));
@@ -158,22 +156,18 @@ describe('repository layout with control tokens (a derived Qwen2.5-Coder, golden
   const derived = { hasControlTokens: true, declaredLayout: 'repo-fim', echoLines: 0, special: {} } as unknown as ModelInfo;
   const layout = chooseLayout(derived);
   const plan = planWith('repo-fim');
-  const qwen: Partial<Record<string, string>> = {
-    PFX: '<|fim_prefix|>', SFX: '<|fim_suffix|>', MID: '<|fim_middle|>', REPO: '<|repo_name|>', FILE_SEP: '<|file_sep|>',
-  };
-  const render = (segments: Parameters<typeof renderSegments>[0]) => renderSegments(segments, (role) => qwen[role] ?? `<${role}>`);
 
   test('generation stays the repository format; the trigger is the no-retrieval prompt without <|fim_middle|>', () => {
     expect(layout.name).toBe('repo-fim');
-    expect(render(layout.generation(plan, [0, 2]))).toBe(render(layoutByName('repo-fim').generation(plan, [0, 2])));
+    expect(renderQwen(layout.generation(plan, [0, 2]))).toBe(renderQwen(layoutByName('repo-fim').generation(plan, [0, 2])));
     const noRetrieval = layout.generation({ ...plan, packed: [] }, []);
-    expect(render(layout.control!.trigger(plan)) + '<|fim_middle|>').toBe(render(noRetrieval));
+    expect(renderQwen(layout.control!.trigger(plan)) + '<|fim_middle|>').toBe(renderQwen(noRetrieval));
   });
 
   test('selection: <NEED>, then each candidate in <C_i>..</C_i> with its decision right after it', async () => {
     const { prefix, steps } = layout.control!.selection(plan);
     expect(steps).toHaveLength(plan.packed.length);
-    const rendered = [render(prefix), ...steps.map((step, i) => `${render(step)}[q_${i + 1}]`)].join('');
+    const rendered = [renderQwen(prefix), ...steps.map((step, i) => `${renderQwen(step)}[q_${i + 1}]`)].join('');
     await expect(rendered).toMatchFileSnapshot('golden/repo-fim-control-selection.txt');
   });
 
@@ -188,7 +182,6 @@ describe('repo-fim-line with control tokens (the derived Qwen2.5-Coder, golden)'
   const derived = { hasControlTokens: true, declaredLayout: 'repo-fim-line', echoLines: 0, special: {} } as unknown as ModelInfo;
   const layout = chooseLayout(derived);
   const plan = planAtPrefix(layout, new LineTokenizer(wordTokenizer));
-  const render = (segments: Parameters<typeof renderSegments>[0]) => renderSegments(segments, (role) => QWEN_TEXTS[role] ?? `<${role}>`);
 
   test('the declared layout is kept, and a preference for the other repository layout wins', () => {
     expect(layout.name).toBe('repo-fim-line');
@@ -203,9 +196,9 @@ describe('repo-fim-line with control tokens (the derived Qwen2.5-Coder, golden)'
   test('the trigger is the no-retrieval prompt whole, through <|fim_middle|> and the typed text', () => {
     const typed = plan(PREFIX);
     const noRetrieval = layout.generation({ ...typed, packed: [] }, []);
-    expect(render(layout.control!.trigger(typed))).toBe(render(noRetrieval));
-    expect(render(noRetrieval).endsWith('<|fim_middle|>    return session.')).toBe(true);
-    expect(render(layout.generation(typed, [0]))).toBe(render(layoutByName('repo-fim-line').generation(typed, [0])));
+    expect(renderQwen(layout.control!.trigger(typed))).toBe(renderQwen(noRetrieval));
+    expect(renderQwen(noRetrieval).endsWith('<|fim_middle|>    return session.')).toBe(true);
+    expect(renderQwen(layout.generation(typed, [0]))).toBe(renderQwen(layoutByName('repo-fim-line').generation(typed, [0])));
   });
 
   test('typing on the line keeps every token of the trigger before the typed text', () => {
@@ -219,8 +212,8 @@ describe('repo-fim-line with control tokens (the derived Qwen2.5-Coder, golden)'
 
   test('selection: the trigger, <NEED>, then each candidate with its decision right after it', async () => {
     const { prefix, steps } = layout.control!.selection(plan(PREFIX));
-    expect(render(prefix)).toBe(`${render(layout.control!.trigger(plan(PREFIX)))}<NEED>`);
-    const rendered = [render(prefix), ...steps.map((step, i) => `${render(step)}[q_${i + 1}]`)].join('');
+    expect(renderQwen(prefix)).toBe(`${renderQwen(layout.control!.trigger(plan(PREFIX)))}<NEED>`);
+    const rendered = [renderQwen(prefix), ...steps.map((step, i) => `${renderQwen(step)}[q_${i + 1}]`)].join('');
     await expect(rendered).toMatchFileSnapshot('golden/repo-fim-line-control-selection.txt');
   });
 });
