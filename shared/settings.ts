@@ -76,6 +76,12 @@ export interface CompletionSettings {
    * the background, so the first keystroke there finds it cached; off saves the CPU it costs.
    */
   backgroundPrefill: boolean;
+  /**
+   * Keep the cross-file candidates retrieved where the cursor came onto a line while the user
+   * types on from there, so the prompt before the cursor line stays cached; off retrieves anew
+   * at every keystroke.
+   */
+  keepCandidatesWhileTyping: boolean;
   /** Maximum tokens generated for one completion. */
   maxTokens: number;
   /** Sliding-window height w and stride s used for retrieval windows (RepoShapley A.4). */
@@ -211,6 +217,10 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   backgroundPrefill: {
     type: 'boolean', default: true,
     description: 'When the cursor comes to rest, evaluate the prompt there in the background, so the first keystroke finds it cached (costs CPU while idle).',
+  },
+  keepCandidatesWhileTyping: {
+    type: 'boolean', default: true,
+    description: 'While you type on a line, keep the cross-file candidates retrieved where the cursor came onto it, so the prompt stays cached (off: retrieve anew at every keystroke).',
   },
   maxTokens: { type: 'integer', default: 64, min: 1, max: 1_024, description: 'Most tokens generated for one completion.' },
   // The control vocabulary has <C_1>..<C_10> (RepoShapley K = 10).

@@ -23,6 +23,8 @@ const CURSOR = { line: 10, character: 11 };
 
 let controlModel: string;
 let plainModel: string;
+/** Qwen2.5-Coder's vocabulary shape: FIM and repository markers, no control tokens (the repo-fim layout). */
+let repoModel: string;
 const engines: CompletionEngine[] = [];
 
 beforeAll(async () => {
@@ -30,6 +32,7 @@ beforeAll(async () => {
   mkdirSync(dir, { recursive: true });
   controlModel = (await writeTinyModel({ path: path.join(dir, 'control.gguf'), contextLength: 4096 })).path;
   plainModel = (await writeTinyModel({ path: path.join(dir, 'plain.gguf'), contextLength: 4096, controlTokens: false, fimLayout: 'starcoder' })).path;
+  repoModel = (await writeTinyModel({ path: path.join(dir, 'repo.gguf'), contextLength: 4096, controlTokens: false, repositoryMarkers: true })).path;
 });
 
 afterAll(async () => {
@@ -268,5 +271,50 @@ describe('background prefill (reposhapley/cursor)', () => {
   test('a document that is not open is not prefilled, and nothing throws', async () => {
     const { engine } = await engineWith({ modelPath: controlModel, policy: 'full' });
     await expect(engine.prefill({ uri: 'file:///not-open.py', line: 0, character: 0 })).resolves.toBeUndefined();
+  });
+});
+
+describe('candidates kept while typing on a line (keepCandidatesWhileTyping)', () => {
+  const TYPED = 'inventory.restock(';
+  const afterTyped = { line: CURSOR.line, character: CURSOR.character + TYPED.length };
+  const candidatesOf = (trace: CompletionTrace) => trace.candidates.map((c) => `${c.relPath}:${c.startLine}`);
+
+  /** Types TYPED at the cursor, then removes it and the space before it, then types both again. */
+  async function typeEraseRetype(settings: SettingsPatch): Promise<{ typed: string[]; erased: string[]; retyped: string[] }> {
+    const { engine } = await engineWith({ modelPath: controlModel, policy: 'full', ...settings });
+    const edit = (start: number, end: number, text: string, version: number) => engine.changeDocument(
+      CHECKOUT_URI, [{ range: { start: { line: CURSOR.line, character: start }, end: { line: CURSOR.line, character: end } }, text }], version);
+    edit(CURSOR.character, CURSOR.character, TYPED, 2);
+    const typed = candidatesOf(await completeTrace(engine, afterTyped));
+    edit(CURSOR.character - 1, afterTyped.character, '', 3);
+    const erased = candidatesOf(await completeTrace(engine, { line: CURSOR.line, character: CURSOR.character - 1 }));
+    edit(CURSOR.character - 1, CURSOR.character - 1, ` ${TYPED}`, 4);
+    const retyped = candidatesOf(await completeTrace(engine, afterTyped));
+    return { typed, erased, retyped };
+  }
+
+  test('typing on keeps the candidates retrieved where the line was entered; backspacing past that point retrieves anew', async () => {
+    const fresh = await typeEraseRetype({ keepCandidatesWhileTyping: false });
+    // The fixture is one where the typed call changes what retrieval finds.
+    expect(fresh.typed).not.toEqual(fresh.erased);
+    expect(fresh.retyped).toEqual(fresh.typed);
+    const kept = await typeEraseRetype({});
+    expect(kept.typed).toEqual(fresh.typed);
+    expect(kept.erased).toEqual(fresh.erased);
+    expect(kept.retyped).toEqual(fresh.erased);
+  });
+
+  test('in the repository layout, kept candidates keep the chunks and the lines above the cursor cached', async () => {
+    const reuseAfterTyping = async (settings: SettingsPatch) => {
+      const { engine } = await engineWith({ modelPath: repoModel, policy: 'full', ...settings });
+      const first = await completeTrace(engine);
+      engine.changeDocument(CHECKOUT_URI, [{ range: { start: CURSOR, end: CURSOR }, text: TYPED }], 2);
+      return { first, typed: await completeTrace(engine, afterTyped) };
+    };
+    const kept = await reuseAfterTyping({});
+    expect(kept.first.model?.layout).toBe('repo-fim');
+    expect(kept.typed.tokens.reused).toBeGreaterThan(kept.typed.tokens.chunks);
+    const fresh = await reuseAfterTyping({ keepCandidatesWhileTyping: false });
+    expect(fresh.typed.tokens.reused).toBeLessThan(kept.typed.tokens.reused);
   });
 });

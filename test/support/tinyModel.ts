@@ -14,7 +14,9 @@ import { GgmlType, GgufValueType, LlamaTokenType, type WritableGgmlType } from '
 import { ECHO_LINES_KEY, NEED_THRESHOLD_KEY } from '../../server/src/model/reposhapleyKeys.js';
 import {
   END_OF_TEXT,
+  FILE_SEPARATOR,
   FIM_LAYOUTS,
+  REPO_NAME,
   REPOSHAPLEY_SPECIAL_TOKENS,
 } from '../../server/src/model/specialTokens.js';
 import { BYTE_TO_UNICODE, PYTHON_CORPUS, learnMerges } from './byteBpe.js';
@@ -63,6 +65,8 @@ export interface TinyModelOptions {
    * alike (llama-server refuses to stream such text). Text to tokenize must then be ASCII.
    */
   highBytesControl?: boolean;
+  /** Add Qwen2.5-Coder's `<|repo_name|>` and `<|file_sep|>`, so the server lays prompts out as repo-fim (default false). */
+  repositoryMarkers?: boolean;
 }
 
 /** What was written: the vocabulary, to look ids up in tests. */
@@ -127,6 +131,7 @@ function specialTokenTexts(options: TinyModelOptions): string[] {
   if (!layout) throw new Error(`unknown FIM layout ${layoutName}`);
   const texts = [END_OF_TEXT, layout.prefix[0], layout.suffix[0], layout.middle[0], layout.endOfText[0]];
   if (options.controlTokens ?? true) texts.push(...REPOSHAPLEY_SPECIAL_TOKENS);
+  if (options.repositoryMarkers) texts.push(REPO_NAME, FILE_SEPARATOR);
   return [...new Set(texts)];
 }
 

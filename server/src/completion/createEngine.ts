@@ -316,10 +316,15 @@ class RepoShapleyEngine implements CompletionEngine {
       uri: request.uri, text, relPath: absPath ? this.index.relPathOf(absPath) : undefined, repoName: this.repoNameOf(absPath), layout,
       position: { line: request.line, character: request.character }, mode: request.mode,
       settings: this.settings, model, session: await this.sessionFor(model), tokenizer: this.tokenizerFor(model),
-      // Other budgets or another layout give another prompt: decisions made under them do not carry over.
-      decisions: this.decisions.scope(request.uri, request.line, `${model.info.path}|${layout.name}|${JSON.stringify(this.settings.budgets)}`),
+      // Other budgets, another layout or other retrieval settings give another prompt: what was kept under them does not carry over.
+      decisions: this.decisions.scope(request.uri, request.line, this.lineScopeKey(model.info.path, layout.name)),
       prefillOnly: options.prefillOnly,
     }, { index: this.index, retriever: this.retriever, logger: this.logger }, signal);
+  }
+
+  private lineScopeKey(modelPath: string, layoutName: string): string {
+    const { budgets, topK, windowLines } = this.settings;
+    return `${modelPath}|${layoutName}|${JSON.stringify(budgets)}|${topK}|${windowLines}`;
   }
 
   /**

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
 import { FALLBACK_NEED_THRESHOLD, type CompletionSettings } from '../../../shared/settings.js';
 import type { ScopedDecisions } from '../control/decisionCache.js';
+import { lineRetrieval, linePrefixOf, stillHolds } from './lineRetrieval.js';
 import { resolvePolicy } from '../control/resolvePolicy.js';
 import type { PolicyContext, PolicyResult } from '../control/types.js';
 import type { IndexView } from '../indexing/types.js';
@@ -107,16 +108,28 @@ async function buildContext(
     async retrieveAndPack() {
       if (retrieved) return retrieved;
       const t0 = performance.now();
-      const candidates = deps.retriever.retrieve(
-        { file: input.relPath ? deps.index.file(input.relPath) : undefined, relPath: input.relPath,
-          prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line },
-        { topK: settings.topK, windowLines: settings.windowLines },
-      );
-      const packed = await tokenizer.prepared(() => layout.pack(candidates, budgets, tokenizer), signal);
+      const linePrefix = linePrefixOf(split.prefix);
+      const kept = settings.keepCandidatesWhileTyping ? input.decisions?.retrieval() : undefined;
+      if (kept && stillHolds(kept, linePrefix, deps.index)) {
+        retrieved = { candidates: kept.candidates, packed: kept.packed };
+      } else {
+        const candidates = retrieve(input, deps, split);
+        const packed = await tokenizer.prepared(() => layout.pack(candidates, budgets, tokenizer), signal);
+        input.decisions?.rememberRetrieval(lineRetrieval(linePrefix, candidates, packed, deps.index, input.relPath));
+        retrieved = { candidates, packed };
+      }
       addRetrievalMs(performance.now() - t0);
-      return (retrieved = { candidates, packed });
+      return retrieved;
     },
   };
+}
+
+function retrieve(input: PipelineInput, deps: PipelineDeps, split: CursorSplit): Candidate[] {
+  return deps.retriever.retrieve(
+    { file: input.relPath ? deps.index.file(input.relPath) : undefined, relPath: input.relPath,
+      prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line },
+    { topK: input.settings.topK, windowLines: input.settings.windowLines },
+  );
 }
 
 /** A document outside every workspace root is named by its file name (`untitled` when it has none). */

@@ -1,13 +1,28 @@
 /**
- * Control decisions kept while the user types on one line (issue 19): P(<NEED>) is reused while
- * the cursor stays on the line, and the P(<KEEP>)s while, in addition, the packed candidates are
- * the same. Moving to another line, another model, or other candidates decides afresh. Typing
- * changes the in-file context only a little, and a decision that flips with every keystroke
- * would make ghost text flicker between two kinds of completion.
+ * What is kept while the user types on one line (issue 19): P(<NEED>) is reused while the cursor
+ * stays on the line, and the P(<KEEP>)s while, in addition, the packed candidates are the same.
+ * Moving to another line, another model, or other candidates decides afresh. Typing changes the
+ * in-file context only a little, and a decision that flips with every keystroke would make ghost
+ * text flicker between two kinds of completion.
+ *
+ * The line also keeps the candidates retrieved on it (the pipeline decides when they still hold,
+ * completion/pipeline.ts): the chunks come first in the repository prompt, so a candidate set
+ * that changes with a keystroke makes the model read the whole prompt again.
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { PackedChunk } from '../prompt/budget.js';
+import type { Candidate } from '../retrieval/types.js';
+
+/** Candidates retrieved on a line, and what they were retrieved for. */
+export interface LineRetrieval {
+  /** The cursor line's text before the cursor when they were retrieved. */
+  linePrefix: string;
+  candidates: Candidate[];
+  packed: PackedChunk[];
+  /** Index versions of the other files the candidates come from, when they were retrieved. */
+  fileVersions: ReadonlyMap<string, number>;
+}
 
 /** The decisions of one document line under one model. */
 export interface ScopedDecisions {
@@ -15,6 +30,9 @@ export interface ScopedDecisions {
   rememberNeed(probability: number): void;
   keep(packed: readonly PackedChunk[]): number[] | undefined;
   rememberKeep(packed: readonly PackedChunk[], probabilities: readonly number[]): void;
+  /** The candidates last retrieved on this line, if any. */
+  retrieval(): LineRetrieval | undefined;
+  rememberRetrieval(retrieval: LineRetrieval): void;
 }
 
 interface LineDecisions {
@@ -22,6 +40,7 @@ interface LineDecisions {
   model: string;
   need?: number;
   keepByCandidates: Map<string, number[]>;
+  retrieval?: LineRetrieval;
 }
 
 /** Documents whose last line's decisions are kept. */
@@ -30,7 +49,7 @@ const DOCUMENTS = 64;
 export class DecisionCache {
   private readonly byDocument = new LRUCache<string, LineDecisions>({ max: DOCUMENTS });
 
-  /** The decisions for `uri` at `line` under `model` (a new line or model starts empty). */
+  /** What is kept for `uri` at `line` under `model` (a new line or model starts empty). */
   scope(uri: string, line: number, model: string): ScopedDecisions {
     let entry = this.byDocument.get(uri);
     if (!entry || entry.line !== line || entry.model !== model) {
@@ -47,6 +66,8 @@ export class DecisionCache {
         current.keepByCandidates.clear();
         current.keepByCandidates.set(candidatesKey(packed), [...probabilities]);
       },
+      retrieval: () => current.retrieval,
+      rememberRetrieval: (retrieval) => void (current.retrieval = retrieval),
     };
   }
 

@@ -1,0 +1,42 @@
+/**
+ * Candidates kept while the user types on one line (issue 19, setting keepCandidatesWhileTyping).
+ * Retrieval reads the cursor line, so every keystroke can reorder the candidates; in the
+ * repository layout they come first in the prompt, and a new order makes the model read the
+ * whole prompt again (20 s on two cores) for evidence that is, one keystroke on, much the same.
+ * So the candidates retrieved where the cursor came onto the line hold while the user types
+ * forward from there. Backspacing past that point (a rewrite), another line, or a change to a
+ * file they come from retrieves afresh.
+ */
+import type { IndexView } from '../indexing/types.js';
+import type { PackedChunk } from '../prompt/budget.js';
+import type { Candidate } from '../retrieval/types.js';
+import type { LineRetrieval } from '../control/decisionCache.js';
+
+/** The cursor line's text before the cursor: the last line of the prefix. */
+export function linePrefixOf(prefix: string): string {
+  return prefix.slice(prefix.lastIndexOf('\n') + 1);
+}
+
+/** A record of candidates retrieved at `linePrefix`, with the versions of the files they come from. */
+export function lineRetrieval(
+  linePrefix: string, candidates: Candidate[], packed: PackedChunk[], index: IndexView, ownRelPath: string | undefined,
+): LineRetrieval {
+  const fileVersions = new Map<string, number>();
+  for (const { chunk } of candidates) {
+    if (chunk.relPath !== ownRelPath) fileVersions.set(chunk.relPath, index.file(chunk.relPath)?.version ?? -1);
+  }
+  return { linePrefix, candidates, packed, fileVersions };
+}
+
+/**
+ * Whether `kept` still holds at `linePrefix`: the user typed on from where it was retrieved and
+ * no other file it comes from changed. The document's own chunks are not checked: it changes
+ * with every keystroke, and its text near the cursor is in the prompt anyway.
+ */
+export function stillHolds(kept: LineRetrieval, linePrefix: string, index: IndexView): boolean {
+  if (!linePrefix.startsWith(kept.linePrefix)) return false;
+  for (const [relPath, version] of kept.fileVersions) {
+    if ((index.file(relPath)?.version ?? -1) !== version) return false;
+  }
+  return true;
+}
