@@ -83,6 +83,7 @@ function program(): Command {
     .option('--resamples <n>', 'bootstrap resamples', positiveInt, 2_000)
     .option('--out <dir>', 'report folder (default: bench/reports/<timestamp>)')
     .option('--trace-prompts', 'ask for rendered prompts and keep them in results.json')
+    .option('--server-log <file>', 'append every server\'s log to this file (debug level unless REPOSHAPLEY_LOG is set)')
     .option('--update-docs', 'write the tables into docs/benchmarks.md')
     .option('--no-progress', 'no progress bar');
 }
@@ -90,7 +91,7 @@ function program(): Command {
 interface Flags {
   model?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
   packageList: string; perFileCap: number; typing?: boolean; rest: boolean; keys: number; gapMs: [number, number]; threads?: number;
-  maxTokens?: number; budgets?: PromptBudgets; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; updateDocs?: boolean; progress: boolean;
+  maxTokens?: number; budgets?: PromptBudgets; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean;
 }
 
 /** Flags -> options. */
@@ -111,6 +112,7 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.layout !== undefined) options.layout = flags.layout;
   if (flags.layouts !== undefined) options.layouts = flags.layouts;
   if (flags.needThreshold !== undefined) options.needThreshold = flags.needThreshold;
+  if (flags.serverLog) options.serverLog = userPath(flags.serverLog);
   if (flags.updateDocs) options.docsPath = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
   if (flags.typing) options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed, rest: flags.rest };
   return options;

@@ -47,6 +47,8 @@ export interface BenchOptions {
   outDir: string;
   /** Ask the server for rendered prompts and keep them in results.json. */
   tracePrompts: boolean;
+  /** Append the servers' logs (debug level) to this file. */
+  serverLog?: string;
   /** docs/benchmarks.md to update with the tables, if any. */
   docsPath?: string;
   /** The command line, for the report. */
@@ -81,7 +83,7 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
   const arms = benchArms(options);
   progress.start(tasks.length * arms.length * (options.modelServer ? 2 : 1), 'starting');
   const drive = async (settings: SettingsPatch, label: string) => driveTasks(tasks, {
-    arms, settings, typing: options.typing,
+    arms, settings, typing: options.typing, serverLog: options.serverLog,
     limits: { requestTimeoutMs: options.requestTimeoutMs },
     onResult: (result) => progress.tick(`${label}${result.repository} ${result.policy}`),
     onRepository: (run) => { if (run.error) progress.log(`${label}${run.repository}: ${run.error.split('\n', 1)[0]}`); },

@@ -2,10 +2,11 @@
  * The soak benchmark (issue 7): 10,000 edits typed at human speed with a completion request per
  * keystroke over benchmark repositories, then a 60-second burst of 100 requests per second,
  * each cancelling the one before. Prints p50/p95 latency, stuck requests against the stated
- * bounds, and the server's resident memory at start and end (from /proc/PID/status).
+ * bounds, and the resident memory of the server and of its model host at start and end (from
+ * /proc/PID/status): the host holds the weights, the contexts and their KV caches.
  *
  *   npm run build && nice -n 10 node dist/bench/src/soak.js [--edits 10000] [--burst-seconds 60] [--rate 100]
- *     [--packages python3-requests,python3-click,...] [--stdlib] [--speed 1] [--seed 1] [--model X.gguf] [--json FILE]
+ *     [--packages python3-requests,python3-click,...] [--stdlib] [--speed 1] [--seed 1] [--model X.gguf] [--threads 1] [--json FILE]
  *     [--tiny] [--node-args "--max-old-space-size=256"]
  *
  * Benchmark repositories: Debian packages from /work/shared/bench/packages.txt, fetched into
@@ -22,7 +23,7 @@ import { findBundledModel } from '../../server/src/completion/modelChoice.js';
 import { writeTinyModel } from '../../test/support/tinyModel.js';
 import { nonNegativeInt, nonNegativeNumber, positiveInt, positiveNumber } from './cliNumbers.js';
 import { fetchDebianPackage } from './debianPackages.js';
-import { runSoak, type PhaseReport, type SoakReport } from './soakDriver.js';
+import { runSoak, type MemoryReport, type PhaseReport, type SoakReport } from './soakDriver.js';
 import { fasterTyping, HUMAN_TYPING, typableFiles } from './soakTyping.js';
 
 /** The first benchmark packages with enough code to type in: 205 files together. */
@@ -30,7 +31,7 @@ const SOAK_PACKAGES = ['python3-requests', 'python3-click', 'python3-jinja2', 'p
 
 interface SoakFlags {
   edits: number; burstSeconds: number; rate: number; packages?: string; stdlib?: boolean; speed: number; seed: number;
-  model?: string; json?: string; tiny?: boolean; nodeArgs?: string;
+  model?: string; threads: number; json?: string; tiny?: boolean; nodeArgs?: string;
 }
 
 function program(): Command {
@@ -44,6 +45,7 @@ function program(): Command {
     .option('--speed <factor>', 'typing speed as a multiple of human speed', positiveNumber, 1)
     .option('--seed <n>', 'seed of the typing script', nonNegativeInt, 1)
     .option('--model <gguf>', 'model file (default: the bundled model, else the tiny generated GGUF)')
+    .option('--threads <n>', 'model CPU threads (1 leaves a core to the replay; the real model\'s default is 2)', positiveInt, 1)
     .option('--json <file>', 'also write the full report as JSON to this file (default: none)')
     .option('--tiny', 'use the tiny generated GGUF instead of the bundled model')
     .option('--node-args <args>', 'space-separated node flags for the server process, e.g. "--max-old-space-size=256" (default: none)');
@@ -65,9 +67,13 @@ function row(name: string, phase: PhaseReport): string {
   return `| ${name} | ${phase.requests} | ${phase.shown} (${phase.withText} with text) | ${phase.cancelled} | ${q(phase.shownLatencyMs)} | ${q(phase.cancelSettleMs)} | ${phase.errors} | ${phase.stuck} |`;
 }
 
+function memoryRow(name: string, m: MemoryReport): string {
+  const mb = (kib: number) => (kib / 1024).toFixed(0);
+  return `| ${name} | ${mb(m.initialKiB)} | ${mb(m.startKiB)} | ${mb(m.endKiB)} | ${(m.growth * 100).toFixed(1)}% | ${mb(m.peakKiB)} | ${mb(m.burstStartKiB)} / ${mb(m.burstEndKiB)} |`;
+}
+
 /** The report as markdown, the way docs/reliability.md records it. */
 function formatSoak(report: SoakReport): string {
-  const mb = (kib: number) => (kib / 1024).toFixed(0);
   const m = report.memory;
   return [
     `workspace: ${report.roots.length} folder(s), ${report.indexedFiles ?? '?'} files indexed in ${(report.indexMs / 1000).toFixed(1)} s; ${report.files} files typed in`,
@@ -82,7 +88,8 @@ function formatSoak(report: SoakReport): string {
     '',
     '| RSS (MB) | after initialize | after warm-up (median) | end of replay (median) | growth | peak | burst start / end |',
     '|---|---|---|---|---|---|---|',
-    `| server | ${mb(m.initialKiB)} | ${mb(m.startKiB)} | ${mb(m.endKiB)} | ${(m.growth * 100).toFixed(1)}% | ${mb(m.peakKiB)} | ${mb(m.burstStartKiB)} / ${mb(m.burstEndKiB)} |`,
+    memoryRow('server', m.server),
+    memoryRow('model host (weights, contexts, KV caches)', m.modelHost),
     '',
     `exit code ${report.exitCode}; error lines logged by the server: ${report.serverErrorLines}; wall ${(report.wallMs / 60_000).toFixed(1)} min`,
   ].join('\n');
@@ -103,12 +110,16 @@ async function main(): Promise<void> {
       burstSeconds: flags.burstSeconds,
       burstRate: flags.rate,
       seed: flags.seed,
+      settings: { threads: flags.threads },
       nodeArgs: flags.nodeArgs?.split(' ').filter(Boolean),
       log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });
     if (flags.json) writeFileSync(flags.json, JSON.stringify(report, null, 1));
     process.stdout.write(`model: ${modelPath}\n${formatSoak(report)}\n`);
-    const failed = report.replay.stuck + report.burst.stuck > 0 || report.exitCode !== 0 || !(report.memory.growth < 0.2);
+    // NaN growth (no model host: an in-process model) is no failure of the host.
+    const hostGrowth = report.memory.modelHost.startKiB > 0 ? report.memory.modelHost.growth : 0;
+    const failed = report.replay.stuck + report.burst.stuck > 0 || report.exitCode !== 0
+      || !(report.memory.server.growth < 0.2) || !(hostGrowth < 0.2);
     process.exitCode = failed ? 1 : 0;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

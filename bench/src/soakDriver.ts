@@ -4,14 +4,14 @@
  * completion request per keystroke, cancelling the previous one when it is still open (as VS
  * Code does). Phase 2 is a burst: requests at a fixed rate (100/s), each cancelling the one before.
  * Every request must be answered (a result or RequestCancelled) within the stated bounds; the
- * server's resident memory is read from /proc/PID/status every second.
+ * resident memory of the server and of its model host is read from /proc/PID/status every second.
  */
 import { Random } from '../../test/reliability/random.js';
 import { RawLspClient, sleep } from '../../test/reliability/rawLspClient.js';
-import { MemorySampler, summarize, type MemoryReport, type PhaseReport, type RequestRecord } from './soakStats.js';
+import { MemorySampler, summarize, type MemoryReading, type MemoryReports, type PhaseReport, type RequestRecord } from './soakStats.js';
 import { typingScript, type TypingAction, type TypingOptions } from './soakTyping.js';
 
-export type { MemoryReport, PhaseReport, Quantiles } from './soakStats.js';
+export type { MemoryReport, MemoryReports, PhaseReport, Quantiles } from './soakStats.js';
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -49,7 +49,7 @@ export interface SoakReport {
   edits: number;
   replay: PhaseReport;
   burst: PhaseReport & { drainMs: number };
-  memory: MemoryReport;
+  memory: MemoryReports;
   answerBoundMs: number;
   cancelBoundMs: number;
   exitCode: number | null;
@@ -72,12 +72,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     serverErrorLines++;
     if (serverErrors.size < 20) serverErrors.add(line.slice(0, 300));
   });
-  const sampler = new MemorySampler(client);
+  const sampler = new MemorySampler(() => readMemory(client));
   try {
     const settings = { modelPath: options.modelPath, threads: 1, ...options.settings };
     client.configuration = settings;
     await client.initialize(options.roots, settings);
-    const initialKiB = client.rssKiB() ?? 0;
+    const initial = readMemory(client);
     const indexStarted = performance.now();
     await client.waitIndexed(300_000);
     const indexMs = performance.now() - indexStarted;
@@ -87,10 +87,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const replay = await replayTyping(client, script, options, sampler);
     sampler.edits = -1;
     const replayReport = summarize(replay.records, answerBoundMs, cancelBoundMs, replay.wallMs);
-    const burstStartKiB = client.rssKiB() ?? 0;
+    const burstStart = readMemory(client);
     const burst = await runBurst(client, script, options);
     const burstReport = { ...summarize(burst.records, answerBoundMs, cancelBoundMs, burst.wallMs), drainMs: burst.drainMs };
-    const burstEndKiB = client.rssKiB() ?? 0;
+    const burstEnd = readMemory(client);
     sampler.stop();
     await client.within('shutdown', client.request('shutdown').answer, 30_000);
     client.notify('exit');
@@ -99,13 +99,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       roots: options.roots, files: options.files.length, indexMs, edits: replay.edits,
       indexedFiles: indexed,
       replay: replayReport, burst: burstReport,
-      memory: sampler.report(initialKiB, replay.warmupEdits, replay.edits, burstStartKiB, burstEndKiB),
+      memory: sampler.report(initial, replay.warmupEdits, replay.edits, burstStart, burstEnd),
       answerBoundMs, cancelBoundMs, exitCode: exit.code, serverErrorLines, serverErrors: [...serverErrors], wallMs: performance.now() - started,
     };
   } finally {
     sampler.stop();
     await client.dispose();
   }
+}
+
+/**
+ * The server's RSS and its children's together: the model host (issue 22) holds the weights,
+ * the contexts and their KV caches, so the model's memory is that process's.
+ */
+function readMemory(client: RawLspClient): MemoryReading {
+  const hostKiB = client.childPids().reduce((sum, pid) => sum + (client.rssKiB(pid) ?? 0), 0);
+  return { serverKiB: client.rssKiB() ?? 0, hostKiB };
 }
 
 function indexedFiles(client: RawLspClient): number | undefined {
@@ -185,7 +194,10 @@ async function replayTyping(
     stream.send(action.uri, action.cursor, 2);
     edits++;
     sampler.edits = edits;
-    if (edits % 500 === 0) options.log?.(`${edits} edits, rss ${client.rssKiB()} KiB`);
+    if (edits % 500 === 0) {
+      const memory = readMemory(client);
+      options.log?.(`${edits} edits, rss ${memory.serverKiB} KiB, model host ${memory.hostKiB} KiB`);
+    }
   }
   await stream.drain(options.answerBoundMs ?? 10_000);
   return { records: stream.records, edits, warmupEdits, wallMs: performance.now() - started };

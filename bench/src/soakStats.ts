@@ -1,8 +1,8 @@
 /**
  * The soak's figures: requests classified against the stated bounds, latency quantiles, and the
- * server's resident memory sampled from /proc/PID/status.
+ * resident memory of the server and of its model host processes, sampled from /proc/PID/status.
  */
-import type { Answer, RawLspClient } from '../../test/reliability/rawLspClient.js';
+import type { Answer } from '../../test/reliability/rawLspClient.js';
 
 /** One completion request and what became of it. */
 export interface RequestRecord {
@@ -45,7 +45,7 @@ export interface PhaseReport {
   wallMs: number;
 }
 
-/** Memory of the server process (KiB). */
+/** Resident memory of one process, or of the model hosts together (KiB). */
 export interface MemoryReport {
   /** RSS right after initialize, before indexing. */
   initialKiB: number;
@@ -57,8 +57,21 @@ export interface MemoryReport {
   peakKiB: number;
   burstStartKiB: number;
   burstEndKiB: number;
-  /** [seconds since indexing ended, edits done (-1 in the burst), RSS KiB] every second. */
-  samples: [number, number, number][];
+}
+
+/** One reading of the watched processes: the server, and its model host children summed. */
+export interface MemoryReading {
+  serverKiB: number;
+  /** The llama.cpp child processes (model weights, contexts, KV caches); 0 when the model runs in-process. */
+  hostKiB: number;
+}
+
+/** The soak's memory: the server's and the model hosts', each judged on its own growth. */
+export interface MemoryReports {
+  server: MemoryReport;
+  modelHost: MemoryReport;
+  /** [seconds since indexing ended, edits done (-1 in the burst), server KiB, model host KiB] every second. */
+  samples: [number, number, number, number][];
 }
 
 export function quantiles(values: number[]): Quantiles {
@@ -90,14 +103,14 @@ export function summarize(records: RequestRecord[], answerBoundMs: number, cance
   };
 }
 
-/** Reads the server's RSS every second, tagged with the edits done so far. */
+/** Reads the memory every second, tagged with the edits done so far. */
 export class MemorySampler {
   edits = 0;
-  private readonly samples: [number, number, number][] = [];
+  private readonly samples: [number, number, number, number][] = [];
   private timer?: NodeJS.Timeout;
   private readonly started = performance.now();
 
-  constructor(private readonly client: RawLspClient) {}
+  constructor(private readonly read: () => MemoryReading | undefined) {}
 
   start(): void {
     this.sample();
@@ -109,25 +122,40 @@ export class MemorySampler {
   }
 
   private sample(): void {
-    const rss = this.client.rssKiB();
-    if (rss !== undefined) this.samples.push([Math.round((performance.now() - this.started) / 1000), this.edits, rss]);
+    const reading = this.read();
+    if (!reading) return;
+    const seconds = Math.round((performance.now() - this.started) / 1000);
+    this.samples.push([seconds, this.edits, reading.serverKiB, reading.hostKiB]);
   }
 
   /**
    * Start = median RSS over the samples taken while the edits went from `warmupEdits` to
    * `warmupEdits` + 5% of the run; end = median over the last 5% of the edits.
    */
-  report(initialKiB: number, warmupEdits: number, edits: number, burstStartKiB: number, burstEndKiB: number): MemoryReport {
-    const window = Math.max(1, Math.round(edits * 0.05));
-    const replay = this.samples.filter(([, e]) => e >= 0);
-    const median = (values: number[]): number => quantiles(values).p50;
-    const startWindow = replay.filter(([, e]) => e >= warmupEdits && e <= warmupEdits + window).map(([, , kib]) => kib);
-    const endWindow = replay.filter(([, e]) => e >= edits - window).map(([, , kib]) => kib);
-    const startKiB = median(startWindow.length > 0 ? startWindow : replay.map(([, , kib]) => kib));
-    const endKiB = median(endWindow.length > 0 ? endWindow : [replay.at(-1)?.[2] ?? 0]);
+  report(initial: MemoryReading, warmupEdits: number, edits: number, burstStart: MemoryReading, burstEnd: MemoryReading): MemoryReports {
+    const column = (index: 2 | 3, pick: (r: MemoryReading) => number): MemoryReport =>
+      processReport(this.samples.map((s) => [s[1], s[index]]), pick(initial), warmupEdits, edits, pick(burstStart), pick(burstEnd));
     return {
-      initialKiB, startKiB, endKiB, growth: startKiB > 0 ? endKiB / startKiB - 1 : Number.NaN,
-      peakKiB: Math.max(0, ...this.samples.map(([, , kib]) => kib)), burstStartKiB, burstEndKiB, samples: this.samples,
+      server: column(2, (r) => r.serverKiB),
+      modelHost: column(3, (r) => r.hostKiB),
+      samples: this.samples,
     };
   }
+}
+
+/** One process's report from its [edits, KiB] samples. */
+function processReport(
+  samples: [number, number][], initialKiB: number, warmupEdits: number, edits: number, burstStartKiB: number, burstEndKiB: number,
+): MemoryReport {
+  const window = Math.max(1, Math.round(edits * 0.05));
+  const replay = samples.filter(([e]) => e >= 0);
+  const median = (values: number[]): number => quantiles(values).p50;
+  const startWindow = replay.filter(([e]) => e >= warmupEdits && e <= warmupEdits + window).map(([, kib]) => kib);
+  const endWindow = replay.filter(([e]) => e >= edits - window).map(([, kib]) => kib);
+  const startKiB = median(startWindow.length > 0 ? startWindow : replay.map(([, kib]) => kib));
+  const endKiB = median(endWindow.length > 0 ? endWindow : [replay.at(-1)?.[1] ?? 0]);
+  return {
+    initialKiB, startKiB, endKiB, growth: startKiB > 0 ? endKiB / startKiB - 1 : Number.NaN,
+    peakKiB: Math.max(0, ...samples.map(([, kib]) => kib)), burstStartKiB, burstEndKiB,
+  };
 }

@@ -25,6 +25,8 @@ export interface DriveOptions {
   limits: RunLimits;
   serverScript?: string;
   env?: NodeJS.ProcessEnv;
+  /** Append every server's log to this file (serverSession.ts `logFile`). */
+  serverLog?: string;
   /** Called after every task result. */
   onResult?: (result: TaskResult) => void;
   /** Called when a repository starts (indexing) and is ready. */
@@ -78,7 +80,7 @@ async function driveRepository(
   const finished = new Set<string>();
   let session: ServerSession | undefined;
   try {
-    session = await ServerSession.start({ root: run.root, settings, serverScript: options.serverScript, env: options.env });
+    session = await ServerSession.start({ root: run.root, settings, serverScript: options.serverScript, env: options.env, logFile: options.serverLog });
     const indexed = await session.waitUntilIndexed();
     run.indexedFiles = indexed.indexedFiles;
     run.startMs = performance.now() - started;

@@ -5,6 +5,7 @@
  * completions, traces and settings pushes, and a clean `shutdown` + `exit`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -13,6 +14,7 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import { CompletionTraceRequest, StatusNotification, type CompletionTrace, type StatusParams } from '../../../shared/messages.js';
 import type { SettingsPatch } from '../../../shared/settings.js';
+import { LOG_LEVEL_ENV } from '../../../server/src/cli/logging.js';
 import { SERVER_MAIN_JS } from '../repoPaths.js';
 import type { Position } from '../tasks/types.js';
 
@@ -39,6 +41,8 @@ export interface SessionOptions {
   serverScript?: string;
   /** Extra environment for the server process. */
   env?: NodeJS.ProcessEnv;
+  /** Append the server's whole log (stderr) to this file, at debug level unless REPOSHAPLEY_LOG says otherwise. */
+  logFile?: string;
 }
 
 /** An inline completion as the client received it. */
@@ -63,9 +67,13 @@ export class ServerSession {
   /** Trace ids already attributed to a request, so a stale "latest trace" is never taken twice. */
   readonly tracesSeen = new Set<string>();
 
-  private constructor(private readonly child: ChildProcess) {
+  private constructor(private readonly child: ChildProcess, log?: WriteStream) {
     child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => { this.stderr = (this.stderr + chunk).slice(-STDERR_KEPT); });
+    child.stderr?.on('data', (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-STDERR_KEPT);
+      log?.write(chunk);
+    });
+    child.once('exit', () => log?.end());
     child.stdin?.on('error', () => {}); // The server may be gone; the exit promise says so.
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => {
       this.hasExited = true;
@@ -79,10 +87,13 @@ export class ServerSession {
 
   /** Spawns the server and initializes it for `options.root`; indexing starts in the server. */
   static async start(options: SessionOptions): Promise<ServerSession> {
+    const logLevel = options.logFile && !process.env[LOG_LEVEL_ENV] ? { [LOG_LEVEL_ENV]: 'debug' } : {};
     const child = spawn(process.execPath, [options.serverScript ?? SERVER_MAIN_JS, 'serve', '--stdio'], {
-      stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...logLevel, ...options.env },
     });
-    const session = new ServerSession(child);
+    const log = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;
+    log?.write(`\n==== ${new Date().toISOString()} server for ${options.root} ====\n`);
+    const session = new ServerSession(child, log);
     try {
       await session.initialize(options.root, options.settings);
     } catch (error) {

@@ -222,13 +222,20 @@ class RepoShapleyEngine implements CompletionEngine {
     // A real request goes first: the prefill stops within one evaluation chunk and leaves what it
     // evaluated in the cache.
     this.prefilling?.abort();
+    const asked = performance.now();
     const acquired = await this.acquireModel(signal);
     if (acquired.kind !== 'ok') return acquired;
+    const waitedMs = performance.now() - asked;
     try {
-      return await this.completeWithModel(request, document.text, acquired.state, signal);
+      const outcome = await this.completeWithModel(request, document.text, acquired.state, signal);
+      this.logCompletion(request, outcome, waitedMs, performance.now() - asked);
+      return outcome;
     } catch (error) {
       // An abort mid-decision surfaces as the signal's reason: a cancellation, not a failure.
-      if (signal.aborted) return { kind: 'cancelled' };
+      if (signal.aborted) {
+        this.logCompletion(request, { kind: 'cancelled' }, waitedMs, performance.now() - asked);
+        return { kind: 'cancelled' };
+      }
       if (error instanceof ModelServerError) return this.modelServerDown(error);
       this.logger.error(`completion failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
       // A model whose process died is replaced now, so the status and the notice say so at once.
@@ -301,6 +308,17 @@ class RepoShapleyEngine implements CompletionEngine {
     this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced });
     this.latestTraceId = traceId;
     return { kind: 'ok', text: output.text, traceId, cached: false, latencyMs: output.trace.timings.totalMs };
+  }
+
+  /** One debug line per completion: where the time went, for `--server-log` of the bench. */
+  private logCompletion(request: CompletionRequest, outcome: CompletionOutcome, waitedMs: number, totalMs: number): void {
+    const trace = outcome.kind === 'ok' ? this.traces.get(outcome.traceId) : undefined;
+    const detail = trace
+      ? `; prompt ${trace.tokens.prompt}, reused ${trace.tokens.reused}, generated ${trace.tokens.generated}, ` +
+        `decision ${Math.round(trace.timings.decisionMs)} ms, generation ${Math.round(trace.timings.generationMs)} ms`
+      : '';
+    this.logger.debug(`completion ${request.uri}:${request.line + 1}:${request.character + 1} ${outcome.kind} in ${Math.round(totalMs)} ms ` +
+      `(${Math.round(waitedMs)} ms waiting for the model${detail})`);
   }
 
   private async runPipelineAt(

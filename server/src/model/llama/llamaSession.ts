@@ -37,8 +37,13 @@ export interface SessionModelHooks {
   isStopToken(token: number): boolean;
 }
 
-/** Tokens per evaluation call while reading a prompt; between calls an abort is noticed. */
-const PROMPT_CHUNK = 256;
+/**
+ * Tokens per evaluation call while reading a prompt; between calls an abort is noticed, so this
+ * bounds how long a cancelled request keeps the model from the next keystroke's (at ~40 tokens/s on
+ * two CPU cores, 256 tokens held it up to 6 s). Prefill speed of the 0.5B model did not change
+ * with batches from 16 to 256 tokens (docs/benchmarks.md, runtimeBench `--batch`), so chunks are small.
+ */
+const PROMPT_CHUNK = 32;
 /** Prompt tokens passed to detokenize as context for the generated text. */
 const DETOKENIZE_CONTEXT = 8;
 
