@@ -11,6 +11,7 @@ import { LAYOUT_PREFERENCES, POLICY_NAMES, type LayoutPreference, type PolicyNam
 import { nonNegativeInt, positiveInt, promptBudgets } from './cliNumbers.js';
 import { parsePackageList } from './debianPackages.js';
 import { ModelUnavailableError } from './driver/driveTasks.js';
+import { JournalError } from './driver/journal.js';
 import { DEFAULT_TYPING } from './driver/typingReplay.js';
 import { createProgressBar, createQuietProgress } from './progress.js';
 import { DEFAULT_PACKAGE_LIST, REPO_ROOT, REPORTS_DIR } from './repoPaths.js';
@@ -76,12 +77,13 @@ function program(): Command {
     .addOption(new Option('--layout <layout>', 'prompt layout (default: the server\'s, auto)').choices(LAYOUT_PREFERENCES).conflicts('layouts'))
     .addOption(new Option('--layouts <list>', 'compare prompt layouts in one run: every policy under each (arms policy@layout)')
       .argParser(listOf(LAYOUT_PREFERENCES, 'layouts')))
-    .addOption(new Option('--budgets <p,s,c>', 'prefix, suffix and chunk token budgets (default: the server\'s)')
-      .argParser(promptBudgets))
+    .addOption(new Option('--budgets <p,s,c...>', 'prefix, suffix and chunk token budgets (default: the server\'s); several sets compare them in one run (arms policy@p-s-c)')
+      .argParser((value: string, previous: PromptBudgets[] | undefined) => [...(previous ?? []), promptBudgets(value)]))
     .option('--need-threshold <t>', 't_c of the reposhapley policy, 0..1 (0 = always NEED: the no-trigger ablation; default: the model\'s)', unitInterval)
     .option('--timeout-ms <n>', 'longest wait for one completion', positiveInt, 120_000)
     .option('--resamples <n>', 'bootstrap resamples', positiveInt, 2_000)
-    .option('--out <dir>', 'report folder (default: bench/reports/<timestamp>)')
+    .option('--out <dir>', 'report folder (default: bench/reports/<timestamp>); results are journaled there as they come')
+    .option('--resume', 'continue the interrupted run journaled in --out (same flags): only the task runs it lacks are driven')
     .option('--trace-prompts', 'ask for rendered prompts and keep them in results.json')
     .option('--server-log <file>', 'append every server\'s log to this file (debug level unless REPOSHAPLEY_LOG is set)')
     .option('--update-docs', 'write the tables into docs/benchmarks.md')
@@ -91,7 +93,7 @@ function program(): Command {
 interface Flags {
   model?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
   packageList: string; perFileCap: number; typing?: boolean; rest: boolean; keys: number; gapMs: [number, number]; threads?: number;
-  maxTokens?: number; budgets?: PromptBudgets; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean;
+  maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean;
 }
 
 /** Flags -> options. */
@@ -108,11 +110,13 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.modelServer) options.modelServer = flags.modelServer;
   if (flags.threads !== undefined) options.threads = flags.threads;
   if (flags.maxTokens !== undefined) options.maxTokens = flags.maxTokens;
-  if (flags.budgets !== undefined) options.budgets = flags.budgets;
+  if (flags.budgets?.length === 1) options.budgets = flags.budgets[0];
+  else if (flags.budgets) options.budgetSets = [...new Map(flags.budgets.map((b) => [JSON.stringify(b), b])).values()];
   if (flags.layout !== undefined) options.layout = flags.layout;
   if (flags.layouts !== undefined) options.layouts = flags.layouts;
   if (flags.needThreshold !== undefined) options.needThreshold = flags.needThreshold;
   if (flags.serverLog) options.serverLog = userPath(flags.serverLog);
+  if (flags.resume) options.resume = true;
   if (flags.updateDocs) options.docsPath = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
   if (flags.typing) options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed, rest: flags.rest };
   return options;
@@ -120,7 +124,9 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
 
 
 async function main(argv: string[]): Promise<void> {
-  const flags = program().parse(argv, { from: 'user' }).opts<Flags>();
+  const command = program().parse(argv, { from: 'user' });
+  const flags = command.opts<Flags>();
+  if (flags.resume && !flags.out) command.error('error: --resume needs --out DIR, the report folder of the run to continue');
   const options = toOptions(flags, argv);
   const progress = flags.progress ? createProgressBar() : createQuietProgress();
   try {
@@ -131,6 +137,11 @@ async function main(argv: string[]): Promise<void> {
     progress.stop();
     if (error instanceof ModelUnavailableError) {
       process.stderr.write(`bench: no usable model: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    if (error instanceof JournalError) {
+      process.stderr.write(`bench: ${error.message}\n`);
       process.exitCode = 2;
       return;
     }

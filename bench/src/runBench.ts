@@ -9,6 +9,7 @@ import { modelSettingsFromArgument } from '../../server/src/completion/modelChoi
 import type { LayoutPreference, PolicyName, PromptBudgets, SettingsPatch } from '../../shared/settings.js';
 import { DIST_PACKAGES, fetchCodePackage } from './debianPackages.js';
 import { driveTasks } from './driver/driveTasks.js';
+import { RunJournal, type RunIdentity } from './driver/journal.js';
 import type { TypingOptions } from './driver/typingReplay.js';
 import { harnessTiming, type HarnessTiming } from './metrics/harnessTiming.js';
 import { summarize, type BenchSummary } from './metrics/summary.js';
@@ -36,6 +37,8 @@ export interface BenchOptions {
   maxTokens?: number;
   /** Prompt budgets sent to the server; default the server's. */
   budgets?: PromptBudgets;
+  /** Budget sets to compare: every policy runs under each, in one run (arms `policy@p-s-c`). */
+  budgetSets?: PromptBudgets[];
   /** Prompt layout (settings `layout`); default the server's. */
   layout?: LayoutPreference;
   /** Layouts to compare: every policy runs under each, in one run (arms `policy@layout`). */
@@ -53,6 +56,8 @@ export interface BenchOptions {
   docsPath?: string;
   /** The command line, for the report. */
   command: string;
+  /** Continue the interrupted run whose journal is in `outDir` (same flags): only what it lacks runs. */
+  resume?: boolean;
   /** Debian package cache (default ${REPOSHAPLEY_CACHE:-~/.cache/reposhapley}). */
   cacheDir?: string;
   /**
@@ -81,17 +86,24 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
   }
   if (tasks.length === 0) throw new Error('no tasks: the packages have no candidate lines for the chosen task types');
   const arms = benchArms(options);
+  const { journal, finished } = RunJournal.open(options.outDir, runIdentity(options), options.resume === true);
+  if (finished.size > 0) progress.log(`resuming: ${finished.size} results from ${journal.file}`);
   progress.start(tasks.length * arms.length * (options.modelServer ? 2 : 1), 'starting');
-  const drive = async (settings: SettingsPatch, label: string) => driveTasks(tasks, {
+  const drive = async (settings: SettingsPatch, label: string, onMeasured?: (result: TaskResult) => void) => driveTasks(tasks, {
     arms, settings, typing: options.typing, serverLog: options.serverLog,
     limits: { requestTimeoutMs: options.requestTimeoutMs },
-    onResult: (result) => progress.tick(`${label}${result.repository} ${result.policy}`),
+    ...(onMeasured ? { finished } : {}),
+    onResult: (result, measured) => {
+      if (measured) onMeasured?.(result);
+      progress.tick(`${label}${result.repository} ${result.policy}`);
+    },
     onRepository: (run) => { if (run.error) progress.log(`${label}${run.repository}: ${run.error.split('\n', 1)[0]}`); },
   });
   let local: Awaited<ReturnType<typeof driveTasks>>;
   let remote: Awaited<ReturnType<typeof driveTasks>> | undefined;
   try {
-    local = await drive(serverSettings(options), '');
+    // Only the local run is journaled: the model-server comparison pairs two runs of one process.
+    local = await drive(serverSettings(options), '', (result) => journal.append(result));
     if (options.modelServer) remote = await drive({ ...serverSettings(options), modelServer: options.modelServer }, 'model server: ');
   } finally {
     progress.stop();
@@ -102,6 +114,7 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
     command: options.command, startedAt: started.toISOString(), wallMs: Date.now() - started.getTime(),
     model: options.model ?? '(server default)', seed: options.seed, repositories: repositories.map((r) => r.name),
     machine: `${os.availableParallelism()} cores, load average ${loadAverage.toFixed(1)} at start`, typing: options.typing !== undefined,
+    ...(finished.size > 0 ? { resumedResults: finished.size } : {}),
   };
   const files = await writeReport(options.outDir, {
     meta, policies: arms.map(armName), types: options.types, tasks, taskStats: stats,
@@ -121,10 +134,22 @@ async function writeModelServerComparison(
   await writeFile(path.join(files.dir, 'model-server-results.json'), `${JSON.stringify({ url, results: remote }, null, 1)}\n`);
 }
 
-/** Every policy under each compared layout, layout-major: a layout change reloads the model, so it happens once per layout and repository. */
-export function benchArms(options: Pick<BenchOptions, 'policies' | 'layouts'>): Arm[] {
-  if (!options.layouts?.length) return options.policies.map((policy) => ({ policy }));
-  return options.layouts.flatMap((layout) => options.policies.map((policy) => ({ policy, layout })));
+/**
+ * Every policy under each compared layout and budget set, layout-major: a layout change reloads
+ * the model, so it happens once per layout and repository; budgets are a settings push.
+ */
+export function benchArms(options: Pick<BenchOptions, 'policies' | 'layouts' | 'budgetSets'>): Arm[] {
+  const layouts = options.layouts?.length ? options.layouts : [undefined];
+  const budgetSets = options.budgetSets?.length ? options.budgetSets : [undefined];
+  return layouts.flatMap((layout) => budgetSets.flatMap((budgets) => options.policies.map((policy) => ({
+    policy, ...(layout ? { layout } : {}), ...(budgets ? { budgets } : {}),
+  }))));
+}
+
+/** What a resumed run must share with the journal it continues: everything but where reports go. */
+function runIdentity(options: BenchOptions): RunIdentity {
+  const { outDir: _out, command: _command, docsPath: _docs, serverLog: _log, resume: _resume, resamples: _resamples, cacheDir: _cache, ...identity } = options;
+  return identity;
 }
 
 /** initializationOptions for every server of the run. */

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import type { SettingsPatch } from '../../../shared/settings.js';
 import { scoreCompletion } from '../metrics/textMetrics.js';
 import type { BenchTask } from '../tasks/types.js';
+import { resultKey, type FinishedResults } from './journal.js';
 import { armName, type Arm, type ArmName, type TaskResult } from './results.js';
 import { bufferOf, runTask, type RunLimits } from './runTask.js';
 import { ServerSession } from './serverSession.js';
@@ -27,8 +28,10 @@ export interface DriveOptions {
   env?: NodeJS.ProcessEnv;
   /** Append every server's log to this file (serverSession.ts `logFile`). */
   serverLog?: string;
-  /** Called after every task result. */
-  onResult?: (result: TaskResult) => void;
+  /** Results of an interrupted run (the journal, `--resume`): recorded as they are, not run again. */
+  finished?: FinishedResults;
+  /** Called after every task result, measured or taken from `finished`. */
+  onResult?: (result: TaskResult, measured: boolean) => void;
   /** Called when a repository starts (indexing) and is ready. */
   onRepository?: (event: RepositoryRun) => void;
 }
@@ -43,6 +46,8 @@ export interface RepositoryRun {
   startMs?: number;
   /** Per arm: the warm-up completion's client latency (includes loading the model the first time). */
   warmupMs: Partial<Record<ArmName, number>>;
+  /** Every result came from the journal of an interrupted run: no server was started. */
+  resumed?: boolean;
   error?: string;
 }
 
@@ -61,17 +66,22 @@ export async function driveTasks(tasks: readonly BenchTask[], options: DriveOpti
   for (const group of groupByRoot(tasks)) {
     const run: RepositoryRun = { repository: group[0]!.repository, root: group[0]!.root, warmupMs: {} };
     repositories.push(run);
-    const record = (result: TaskResult) => {
+    const record = (result: TaskResult, measured = true) => {
       results.push(result);
-      options.onResult?.(result);
+      options.onResult?.(result, measured);
     };
+    if (group.every((task) => options.arms.every((arm) => finishedResult(options, armName(arm), task)))) {
+      for (const arm of options.arms) for (const task of group) record(finishedResult(options, armName(arm), task)!, false);
+      run.resumed = true;
+      continue;
+    }
     await driveRepository(group, options, run, record);
   }
   return { results, repositories };
 }
 
 async function driveRepository(
-  tasks: readonly BenchTask[], options: DriveOptions, run: RepositoryRun, record: (result: TaskResult) => void,
+  tasks: readonly BenchTask[], options: DriveOptions, run: RepositoryRun, record: (result: TaskResult, measured?: boolean) => void,
 ): Promise<void> {
   const started = performance.now();
   options.onRepository?.(run);
@@ -87,10 +97,14 @@ async function driveRepository(
     options.onRepository?.(run);
     for (const arm of options.arms) {
       const name = armName(arm);
-      await session.configure(armSettings(arm));
-      run.warmupMs[name] = await warmUp(session, tasks[0]!, options);
+      const toRun = tasks.filter((task) => !finishedResult(options, name, task));
+      if (toRun.length > 0) {
+        await session.configure(armSettings(arm));
+        run.warmupMs[name] = await warmUp(session, toRun[0]!, options);
+      }
       for (const task of tasks) {
-        record(await runOne(session, task, name, options));
+        const earlier = finishedResult(options, name, task);
+        record(earlier ?? await runOne(session, task, name, options), earlier === undefined);
         finished.add(runKey(name, task));
       }
     }
@@ -99,20 +113,32 @@ async function driveRepository(
     run.error = error instanceof Error ? error.message : String(error);
     options.onRepository?.(run);
     for (const name of options.arms.map(armName)) {
-      for (const task of tasks) if (!finished.has(runKey(name, task))) record(failedResult(task, name, run.error));
+      for (const task of tasks) {
+        if (finished.has(runKey(name, task))) continue;
+        const earlier = finishedResult(options, name, task);
+        record(earlier ?? failedResult(task, name, run.error), earlier === undefined);
+      }
     }
   } finally {
     await session?.dispose();
   }
 }
 
-/** The settings an arm pushes: its policy, and its layout when it names one. */
+/** The settings an arm pushes: its policy, and its layout and budgets when it names them. */
 function armSettings(arm: Arm): SettingsPatch {
-  return arm.layout ? { policy: arm.policy, layout: arm.layout } : { policy: arm.policy };
+  return {
+    policy: arm.policy,
+    ...(arm.layout ? { layout: arm.layout } : {}),
+    ...(arm.budgets ? { budgets: arm.budgets } : {}),
+  };
 }
 
 function runKey(arm: ArmName, task: BenchTask): string {
-  return `${arm}\u0000${task.id}`;
+  return resultKey(arm, task.id);
+}
+
+function finishedResult(options: DriveOptions, arm: ArmName, task: BenchTask): TaskResult | undefined {
+  return options.finished?.get(resultKey(arm, task.id));
 }
 
 function runOne(session: ServerSession, task: BenchTask, policy: ArmName, options: DriveOptions): Promise<TaskResult> {

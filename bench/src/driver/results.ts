@@ -1,6 +1,6 @@
 /** What the driver records per task and policy. */
 import type { CompletionTrace } from '../../../shared/messages.js';
-import type { LayoutPreference, PolicyName } from '../../../shared/settings.js';
+import type { LayoutPreference, PolicyName, PromptBudgets } from '../../../shared/settings.js';
 import type { CalleeEvidence } from '../metrics/evidence.js';
 import type { QualityScores } from '../metrics/textMetrics.js';
 import type { TaskType } from '../tasks/types.js';
@@ -38,19 +38,22 @@ export interface TypingStats {
 }
 
 /**
- * What one set of results ran under: a policy, and a prompt layout when the run compares layouts
- * (`--layouts`). Reports name it `policy` or `policy@layout`.
+ * What one set of results ran under: a policy, a prompt layout when the run compares layouts
+ * (`--layouts`), and prompt budgets when it compares several (`--budgets a b`). Reports name it
+ * `policy`, `policy@layout`, `policy@384-64-384` or `policy@layout@384-64-384`.
  */
 export interface Arm {
   policy: PolicyName;
   layout?: LayoutPreference;
+  budgets?: PromptBudgets;
 }
 
 /** The name a report gives an arm. */
 export type ArmName = string;
 
 export function armName(arm: Arm): ArmName {
-  return arm.layout ? `${arm.policy}@${arm.layout}` : arm.policy;
+  const budgets = arm.budgets ? `${arm.budgets.prefixTokens}-${arm.budgets.suffixTokens}-${arm.budgets.chunkTokens}` : undefined;
+  return [arm.policy, arm.layout, budgets].filter((part) => part !== undefined).join('@');
 }
 
 /** One task under one arm. */

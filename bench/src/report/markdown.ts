@@ -15,6 +15,8 @@ export interface ReportMeta {
   /** e.g. "2 cores, load average 1.9" */
   machine: string;
   typing: boolean;
+  /** Results taken from the journal of an interrupted run (`--resume`) rather than measured in this process. */
+  resumedResults?: number;
 }
 
 /** policy × task type: quality with 95 % CIs, latency, context. */
@@ -84,7 +86,8 @@ export function reportMarkdown(meta: ReportMeta, summary: BenchSummary, timing: 
     '```sh', meta.command, '```',
     '',
     `Model: \`${meta.model}\`. Seed ${meta.seed}. Repositories: ${meta.repositories.join(', ')}. ` +
-      `Machine: ${meta.machine}. Wall time ${num(meta.wallMs / 1000, 0)} s.${meta.typing ? ' Mode: --typing (quality is of the completion after the last keystroke, against the rest of the target).' : ''}`,
+      `Machine: ${meta.machine}. Wall time ${num(meta.wallMs / 1000, 0)} s.${meta.typing ? ' Mode: --typing (quality is of the completion after the last keystroke, against the rest of the target).' : ''}` +
+        (meta.resumedResults ? ` Resumed: ${meta.resumedResults} results come from the journal of the interrupted run (\`--resume\`); the wall time is this process's.` : ''),
     '',
     '## Quality, latency and context per policy and task type',
     '',

@@ -1,0 +1,108 @@
+/**
+ * The run journal: every task result appended to `journal.jsonl` in the report folder the moment
+ * it is scored, so a run of hours that is interrupted (a session ends, the machine is taken back)
+ * keeps what it measured. `--resume` reads it back and drives only the (arm, task) pairs missing.
+ *
+ * The first line names the run (model, tasks, arms, settings); a journal of another run is
+ * refused rather than mixed in, since pairing results of different runs would be meaningless.
+ * A last line cut off mid-write is ignored: that task simply runs again.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type { ArmName, TaskResult } from './results.js';
+
+/** What makes two runs the same run: everything that changes which tasks run and how. */
+export type RunIdentity = Record<string, unknown>;
+
+/** The journal's first line. */
+interface JournalHeader {
+  journal: 'reposhapley-bench';
+  run: RunIdentity;
+}
+
+/** Results already measured, by (arm, task id). */
+export type FinishedResults = ReadonlyMap<string, TaskResult>;
+
+export const JOURNAL_FILE = 'journal.jsonl';
+
+/** The key of one (arm, task) pair. */
+export function resultKey(arm: ArmName, taskId: string): string {
+  return `${arm}\u0000${taskId}`;
+}
+
+/** Appends results to a journal; construct with `openJournal`. */
+export class RunJournal {
+  private constructor(readonly file: string) {}
+
+  /**
+   * Opens the journal in `dir`. With `resume`, an existing journal must name the same run and its
+   * results are returned; without it, an existing journal is an error (a resumable run would be
+   * overwritten by accident otherwise).
+   */
+  static open(dir: string, run: RunIdentity, resume: boolean): { journal: RunJournal; finished: FinishedResults } {
+    const file = path.join(dir, JOURNAL_FILE);
+    mkdirSync(dir, { recursive: true });
+    if (!existsSync(file)) {
+      appendFileSync(file, `${encode({ journal: 'reposhapley-bench', run } satisfies JournalHeader)}\n`);
+      return { journal: new RunJournal(file), finished: new Map() };
+    }
+    if (!resume) {
+      throw new JournalError(`${file} exists: pass --resume to continue that run, or another --out for a new one`);
+    }
+    return { journal: new RunJournal(file), finished: readJournal(file, run) };
+  }
+
+  /** Records one result; synchronous so that a kill right after loses nothing already scored. */
+  append(result: TaskResult): void {
+    appendFileSync(this.file, `${encode(result)}\n`);
+  }
+}
+
+/** A journal that cannot be used for this run; the message says what to do. */
+export class JournalError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JournalError';
+  }
+}
+
+/** The results of a journal written by the same run. */
+export function readJournal(file: string, run: RunIdentity): Map<string, TaskResult> {
+  const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const header = parseLine(lines[0]) as Partial<JournalHeader> | undefined;
+  if (header?.journal !== 'reposhapley-bench') throw new JournalError(`${file} is not a bench journal`);
+  const differing = differingKeys(header.run ?? {}, parseLine(encode(run)) as RunIdentity);
+  if (differing.length > 0) {
+    throw new JournalError(`${file} belongs to another run (it differs in ${differing.join(', ')}): resume with the same flags, or use another --out`);
+  }
+  const finished = new Map<string, TaskResult>();
+  for (const line of lines.slice(1)) {
+    const result = parseLine(line) as TaskResult | undefined;
+    // A harness error (a server that died with the interrupted run) is not a measurement: run it again.
+    if (result?.taskId === undefined || result.policy === undefined || result.outcome === 'error') continue;
+    finished.set(resultKey(result.policy, result.taskId), result);
+  }
+  return finished;
+}
+
+/** The numbers a result leaves NaN when a request never answered; JSON writes them as null. */
+const NAN_WHEN_NULL = new Set(['latencyMs', 'firstMs', 'settledLatencyMs']);
+
+function encode(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+function parseLine(line: string | undefined): unknown {
+  if (line === undefined) return undefined;
+  try {
+    return JSON.parse(line, (key, v: unknown) => (v === null && NAN_WHEN_NULL.has(key) ? Number.NaN : v));
+  } catch {
+    return undefined; // a line cut off by a kill: its task runs again
+  }
+}
+
+function differingKeys(a: RunIdentity, b: RunIdentity): string[] {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].filter((key) => !isDeepStrictEqual(a[key], b[key])).sort();
+}
