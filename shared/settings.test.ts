@@ -13,7 +13,7 @@ describe('the schema', () => {
 
   test('DEFAULT_SETTINGS holds every default, budgets nested', () => {
     for (const key of SETTING_KEYS) expect(readSetting(DEFAULT_SETTINGS, key), key).toEqual(SETTINGS_SCHEMA[key].default);
-    expect(DEFAULT_SETTINGS.budgets).toEqual({ prefixTokens: 1024, suffixTokens: 256, chunkTokens: 1024 });
+    expect(DEFAULT_SETTINGS.budgets).toEqual({ prefixTokens: 384, suffixTokens: 64, chunkTokens: 384 });
     expect(DEFAULT_SETTINGS.model).toBe('qwen2.5-coder-0.5b');
     expect(DEFAULT_SETTINGS.modelCacheDir).toBe('');
   });

@@ -199,15 +199,15 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
     description: 'Prompt layout: `repo-fim` (the model\'s repository format), `repo-fim-line` (the same with the cursor line\'s typed text as the start of the middle: a keystroke re-reads a token or two, but it cost the 0.5B 18 EM points), `plain-fim` (chunks as comments; not for control-pack models), `auto` (what the model declares, else repo-fim where the vocabulary has it).',
   },
   'budgets.prefixTokens': {
-    type: 'integer', default: 1024, min: 16, max: MAX_BUDGET_TOKENS,
+    type: 'integer', default: 384, min: 16, max: MAX_BUDGET_TOKENS,
     description: 'Model tokens of the current file before the cursor (cut from the left, whole lines).',
   },
   'budgets.suffixTokens': {
-    type: 'integer', default: 256, min: 0, max: MAX_BUDGET_TOKENS,
+    type: 'integer', default: 64, min: 0, max: MAX_BUDGET_TOKENS,
     description: 'Model tokens of the current file after the cursor (cut from the right, whole lines).',
   },
   'budgets.chunkTokens': {
-    type: 'integer', default: 1024, min: 0, max: MAX_BUDGET_TOKENS,
+    type: 'integer', default: 384, min: 0, max: MAX_BUDGET_TOKENS,
     description: 'Model tokens for all cross-file chunks together.',
   },
   debounceMs: {
