@@ -29,7 +29,7 @@ describe('toSettingsPatch', () => {
   test('passes user values through and converts gpuLayers', () => {
     const patch = toSettingsPatch(reader({ policy: 'full', gpuLayers: '12', 'budgets.chunkTokens': 512, modelPath: ' /m.gguf ', enabled: false }));
     expect(patch).toMatchObject({ policy: 'full', gpuLayers: 12, modelPath: '/m.gguf', enabled: false });
-    expect(patch.budgets).toEqual({ prefixTokens: 1024, suffixTokens: 256, chunkTokens: 512 });
+    expect(patch.budgets).toEqual({ ...DEFAULT_SETTINGS.budgets, chunkTokens: 512 });
   });
 
   test('leaves out values of the wrong type, for the server to keep its own', () => {
