@@ -87,7 +87,7 @@ async function driveRepository(
   options.onRepository?.(run);
   // Typing measures the server as users get it (debounced); otherwise requests are not debounced.
   const settings: SettingsPatch = { ...options.settings, ...armSettings(options.arms[0]!), ...(options.typing ? {} : { debounceMs: 0 }) };
-  const finished = new Set<string>();
+  const recorded = new Set<string>();
   let session: ServerSession | undefined;
   try {
     session = await ServerSession.start({ root: run.root, settings, serverScript: options.serverScript, env: options.env, logFile: options.serverLog });
@@ -105,7 +105,7 @@ async function driveRepository(
       for (const task of tasks) {
         const earlier = finishedResult(options, name, task);
         record(earlier ?? await runOne(session, task, name, options), earlier === undefined);
-        finished.add(runKey(name, task));
+        recorded.add(runKey(name, task));
       }
     }
   } catch (error) {
@@ -114,7 +114,7 @@ async function driveRepository(
     options.onRepository?.(run);
     for (const name of options.arms.map(armName)) {
       for (const task of tasks) {
-        if (finished.has(runKey(name, task))) continue;
+        if (recorded.has(runKey(name, task))) continue;
         const earlier = finishedResult(options, name, task);
         record(earlier ?? failedResult(task, name, run.error), earlier === undefined);
       }

@@ -31,7 +31,7 @@ export function resultKey(arm: ArmName, taskId: string): string {
   return `${arm}\u0000${taskId}`;
 }
 
-/** Appends results to a journal; construct with `openJournal`. */
+/** Appends results to a journal; construct with `RunJournal.open`. */
 export class RunJournal {
   private constructor(readonly file: string) {}
 
@@ -44,7 +44,7 @@ export class RunJournal {
     const file = path.join(dir, JOURNAL_FILE);
     mkdirSync(dir, { recursive: true });
     if (!existsSync(file)) {
-      appendFileSync(file, `${encode({ journal: 'reposhapley-bench', run } satisfies JournalHeader)}\n`);
+      appendFileSync(file, `${JSON.stringify({ journal: 'reposhapley-bench', run } satisfies JournalHeader)}\n`);
       return { journal: new RunJournal(file), finished: new Map() };
     }
     if (!resume) {
@@ -55,7 +55,7 @@ export class RunJournal {
 
   /** Records one result; synchronous so that a kill right after loses nothing already scored. */
   append(result: TaskResult): void {
-    appendFileSync(this.file, `${encode(result)}\n`);
+    appendFileSync(this.file, `${JSON.stringify(result)}\n`);
   }
 }
 
@@ -67,12 +67,12 @@ export class JournalError extends Error {
   }
 }
 
-/** The results of a journal written by the same run. */
-export function readJournal(file: string, run: RunIdentity): Map<string, TaskResult> {
+/** The results of a journal written by the same run (undefined fields of `run` compare as JSON drops them). */
+function readJournal(file: string, run: RunIdentity): Map<string, TaskResult> {
   const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
   const header = parseLine(lines[0]) as Partial<JournalHeader> | undefined;
   if (header?.journal !== 'reposhapley-bench') throw new JournalError(`${file} is not a bench journal`);
-  const differing = differingKeys(header.run ?? {}, parseLine(encode(run)) as RunIdentity);
+  const differing = differingKeys(header.run ?? {}, parseLine(JSON.stringify(run)) as RunIdentity);
   if (differing.length > 0) {
     throw new JournalError(`${file} belongs to another run (it differs in ${differing.join(', ')}): resume with the same flags, or use another --out`);
   }
@@ -88,10 +88,6 @@ export function readJournal(file: string, run: RunIdentity): Map<string, TaskRes
 
 /** The numbers a result leaves NaN when a request never answered; JSON writes them as null. */
 const NAN_WHEN_NULL = new Set(['latencyMs', 'firstMs', 'settledLatencyMs']);
-
-function encode(value: unknown): string {
-  return JSON.stringify(value);
-}
 
 function parseLine(line: string | undefined): unknown {
   if (line === undefined) return undefined;
