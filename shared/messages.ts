@@ -220,9 +220,15 @@ export interface CursorParams {
  * a jump, an editor brought to front; not a keystroke, which a completion request follows
  * anyway). With `backgroundPrefill` on, the server evaluates the prompt a completion there would
  * use, in the background, so the first keystroke finds it cached. Send it after the cursor has
- * stood still a moment (the VS Code client waits 150 ms); a request stops the prefill at once.
+ * stood still a moment ({@link CURSOR_REST_MS}); a request stops the prefill at once.
  */
 export const CursorNotification = new NotificationType<CursorParams>('reposhapley/cursor');
+
+/**
+ * How long the cursor stands still before the VS Code client sends {@link CursorNotification};
+ * the bench's typing replay waits as long, so it measures what the client does.
+ */
+export const CURSOR_REST_MS = 150;
 
 /**
  * Notification (server -> client) `reposhapley/status`: indexing progress, ready, no model or

@@ -69,6 +69,7 @@ function program(): Command {
     .option('--per-file-cap <n>', 'most tasks of one type from one file', positiveInt, 3)
     .option('--typing', 'replay typing keystroke by keystroke (debounced, as users type)')
     .option('--no-rest', 'in --typing mode, type at once instead of waiting for the first ghost text at the cursor')
+    .option('--pause-ms <n>', 'in --typing mode, arrive as VS Code does: no request at the cursor; the cursor reported at rest, the first key N ms after the jump, its ghost text the arrival', nonNegativeInt)
     .option('--keys <n>', 'keystrokes per task in --typing mode (at most half the target)', positiveInt, DEFAULT_TYPING.maxKeystrokes)
     .addOption(new Option('--gap-ms <min-max>', 'gap between keystrokes in --typing mode').argParser(gapRange)
       .default([DEFAULT_TYPING.gapMinMs, DEFAULT_TYPING.gapMaxMs], `${DEFAULT_TYPING.gapMinMs}-${DEFAULT_TYPING.gapMaxMs}`))
@@ -92,7 +93,7 @@ function program(): Command {
 
 interface Flags {
   model?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
-  packageList: string; perFileCap: number; typing?: boolean; rest: boolean; keys: number; gapMs: [number, number]; threads?: number;
+  packageList: string; perFileCap: number; typing?: boolean; rest: boolean; pauseMs?: number; keys: number; gapMs: [number, number]; threads?: number;
   maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean;
 }
 
@@ -118,7 +119,10 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.serverLog) options.serverLog = userPath(flags.serverLog);
   if (flags.resume) options.resume = true;
   if (flags.updateDocs) options.docsPath = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
-  if (flags.typing) options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed, rest: flags.rest };
+  if (flags.typing) {
+    options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed, rest: flags.rest };
+    if (flags.pauseMs !== undefined) options.typing.pauseMs = flags.pauseMs;
+  }
   return options;
 }
 

@@ -6,8 +6,10 @@
  * document is not reported. Pure (timers injected), so it is unit-tested without VS Code.
  */
 
+import { CURSOR_REST_MS } from '../../shared/messages.js';
+
 /** How long the cursor must stand still before it is reported. */
-export const REST_MS = 150;
+export const REST_MS = CURSOR_REST_MS;
 /** A cursor move this soon after an edit to its document is the edit's (typing), not a jump. */
 export const EDIT_QUIET_MS = 500;
 

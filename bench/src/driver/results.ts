@@ -33,7 +33,10 @@ export interface TypingStats {
    * the completion cache or typed-through ghost text never wait for it).
    */
   keystrokeMs: number[];
-  /** The arrival: latency of the request at the cursor before any key (NaN when it was cancelled). */
+  /**
+   * The arrival: latency of the request at the cursor before any key, or with `--pause-ms` of the
+   * first key's request (NaN when it was cancelled).
+   */
   firstMs: number;
 }
 

@@ -12,7 +12,7 @@ import {
   CancellationTokenSource, createProtocolConnection, StreamMessageReader, StreamMessageWriter, WorkDoneProgress,
   type ClientCapabilities, type InlineCompletionList, type ProtocolConnection,
 } from 'vscode-languageserver-protocol/node';
-import { CompletionTraceRequest, StatusNotification, type CompletionTrace, type StatusParams } from '../../../shared/messages.js';
+import { CompletionTraceRequest, CursorNotification, StatusNotification, type CompletionTrace, type StatusParams } from '../../../shared/messages.js';
 import type { SettingsPatch } from '../../../shared/settings.js';
 import { LOG_LEVEL_ENV } from '../../../server/src/cli/logging.js';
 import { SERVER_MAIN_JS } from '../repoPaths.js';
@@ -162,6 +162,11 @@ export class ServerSession {
     await this.connection.sendNotification('textDocument/didChange', {
       textDocument: { uri, version }, contentChanges: [{ range: { start: at, end: at }, text }],
     });
+  }
+
+  /** reposhapley/cursor: the cursor came to rest at `at` (the server may prefill there). */
+  async cursorRested(uri: string, at: Position): Promise<void> {
+    await this.connection.sendNotification(CursorNotification, { textDocument: { uri }, position: at });
   }
 
   /** textDocument/didClose. */

@@ -7,10 +7,16 @@
  * as in an editor), and cancels the previous request if it is still open, as VS Code does. The
  * request after the last keystroke is awaited: the user has paused and waits for ghost text.
  * Keystroke latencies and token reuse are those of the requests sent after keystrokes.
+ *
+ * With `pauseMs`, the arrival is VS Code's instead: VS Code asks for inline completions only when
+ * the user types (a request on every cursor move was switched off upstream as annoying), so
+ * nothing is asked at the cursor. The client reports the cursor at rest (`reposhapley/cursor`,
+ * after CURSOR_REST_MS) and the server may prefill there; the user reads for `pauseMs` from the
+ * jump, types the first key and waits for its ghost text (then `firstMs` is that key's answer).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import type { CompletionTrace } from '../../../shared/messages.js';
+import { CURSOR_REST_MS, type CompletionTrace } from '../../../shared/messages.js';
 import { DEFAULT_SETTINGS } from '../../../shared/settings.js';
 import { scoreCompletion } from '../metrics/textMetrics.js';
 import { strataRandom } from '../tasks/sampling.js';
@@ -39,6 +45,11 @@ export interface TypingOptions {
    * cancelling it like any other request (the protocol of the runs before 2026-12-03).
    */
   rest?: boolean;
+  /**
+   * Arrive as in VS Code (see the module comment): the cursor reported at rest, then the first key
+   * `pauseMs` after the jump, its ghost text awaited. Unset: a request at the cursor on arrival.
+   */
+  pauseMs?: number;
 }
 
 /** Defaults: 30–120 ms between keys (a 100–400 characters-per-minute typist), 12 keys. */
@@ -84,15 +95,21 @@ export async function runTypingTask(
   return result;
 }
 
-/** Sends the request at the start, then a keystroke + request per key; returns every step. */
-async function typeKeys(
-  session: ServerSession, uri: string, task: BenchTask, keys: readonly string[], limits: RunLimits, options: TypingOptions,
+/** What the replay needs of a server session. */
+export type TypingSession = Pick<ServerSession, 'insert' | 'requestInline' | 'cursorRested'>;
+
+/**
+ * The arrival (a request at the cursor, or VS Code's rest, pause and first key), then a keystroke
+ * + request per key; returns every step, the arrival's first.
+ */
+export async function typeKeys(
+  session: TypingSession, uri: string, task: BenchTask, keys: readonly string[], limits: RunLimits, options: TypingOptions,
 ): Promise<Step[]> {
   const random = strataRandom(options.seed, 'typing', task.id);
-  const steps: Step[] = [request(session, uri, task, task.cursor, limits)];
-  if (options.rest !== false) await steps[0]!.answer.catch(() => undefined);
-  let at = task.cursor;
-  for (let i = 0; i < keys.length; i++) {
+  const arrival = options.pauseMs === undefined ? await askAtCursor(session, uri, task, limits, options) : await restThenType(session, uri, task, keys, limits, options.pauseMs);
+  const steps = [arrival.step];
+  let at = arrival.at;
+  for (let i = arrival.typed; i < keys.length; i++) {
     await sleep(options.gapMinMs + random() * (options.gapMaxMs - options.gapMinMs));
     const previous = steps[steps.length - 1]!;
     if (!previous.settled) {
@@ -106,7 +123,46 @@ async function typeKeys(
   return steps;
 }
 
-function request(session: ServerSession, uri: string, task: BenchTask, at: Position, limits: RunLimits): Step {
+/** The arrival's step, where the cursor is after it, and how many keys it typed. */
+interface Arrival {
+  step: Step;
+  at: Position;
+  typed: number;
+}
+
+/** A request at the cursor on arrival; awaited unless `rest` is false. */
+async function askAtCursor(session: TypingSession, uri: string, task: BenchTask, limits: RunLimits, options: TypingOptions): Promise<Arrival> {
+  const step = request(session, uri, task, task.cursor, limits);
+  if (options.rest !== false) await step.answer.catch(() => undefined);
+  return { step, at: task.cursor, typed: 0 };
+}
+
+/**
+ * VS Code's arrival: the cursor reported once it has stood still (the client's rest time; a key
+ * sooner is typing, never reported), the first key `pauseMs` after the jump, its answer awaited.
+ * With nothing to type, the request goes to the cursor itself after the pause.
+ */
+async function restThenType(
+  session: TypingSession, uri: string, task: BenchTask, keys: readonly string[], limits: RunLimits, pauseMs: number,
+): Promise<Arrival> {
+  if (pauseMs >= CURSOR_REST_MS) {
+    await sleep(CURSOR_REST_MS);
+    await session.cursorRested(uri, task.cursor);
+    await sleep(pauseMs - CURSOR_REST_MS);
+  } else {
+    await sleep(pauseMs);
+  }
+  let at = task.cursor;
+  if (keys.length > 0) {
+    await session.insert(uri, 2, at, keys[0]!);
+    at = advance(at, keys[0]!);
+  }
+  const step = request(session, uri, task, at, limits);
+  await step.answer.catch(() => undefined);
+  return { step, at, typed: Math.min(1, keys.length) };
+}
+
+function request(session: TypingSession, uri: string, task: BenchTask, at: Position, limits: RunLimits): Step {
   const { answer, cancel } = session.requestInline(uri, at, task.mode, AUTOMATIC, limits.requestTimeoutMs);
   const step: Step = { at, answer, cancel, cancelled: false };
   answer.then(

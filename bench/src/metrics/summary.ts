@@ -80,7 +80,7 @@ export interface TypingSummary {
   settled: Percentiles;
   /** Keystroke to answer over every answered request, debounce excluded (TypingStats.keystrokeMs). */
   keystroke: Percentiles;
-  /** Arrival at the cursor (a jump) to its first ghost text, before any key (TypingStats.firstMs). */
+  /** Arrival at the cursor (a jump) to its first ghost text (TypingStats.firstMs). */
   first: Percentiles;
 }
 
