@@ -68,8 +68,10 @@ function fileName(uri: string): string {
   return decodeURIComponent(uri.slice(uri.lastIndexOf('/') + 1));
 }
 
+/** A probability as a percentage; a tiny one (P(<NEED>) over the whole vocabulary) with its exponent. */
 function percent(probability: number): string {
-  return `${(100 * probability).toFixed(1)}%`;
+  const value = 100 * probability;
+  return `${value > 0 && value < 0.1 ? value.toExponential(1) : value.toFixed(1)}%`;
 }
 
 function ms(value: number): string {

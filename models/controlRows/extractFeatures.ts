@@ -41,9 +41,17 @@ import type { PromptSettings } from '../data/trainingSequences.js';
 import { DEFAULT_CHUNKSHAPLEY_OPTIONS } from '../labeling/chunkShapley.js';
 import type { LabelRecord } from '../labeling/labelRecord.js';
 import { readLabelsByRepository, rebuildInstance } from '../labeling/rebuildInstance.js';
+import { generationStates } from './generationStates.js';
 import { PACK_TOKEN_TEXTS } from './packFiles.js';
 
 const DEFAULT_MODEL = 'qwen2.5-coder-0.5b';
+
+/**
+ * What the states in a features folder mean; a folder of another format is refused, never mixed.
+ * 2: the trigger is read where the completion starts (the no-retrieval prompt through
+ * `<|fim_middle|>`, prompt/layouts.ts); 1 (absent) read it at the end of the suffix.
+ */
+export const FEATURE_FORMAT = 2;
 
 interface Options {
   labels: string;
@@ -69,9 +77,10 @@ export interface FeatureRecord {
   generationRows: number[];
   /** y_1..y_T: the token each generation row predicts. */
   generationTargets: number[];
-  /** ES of ∅ and of S* from the labels (what the trigger decides between). */
+  /** ES of ∅, of S* and of every candidate (Full-Retrieve) from the labels' decodes. */
   esEmpty: number;
   esBest?: number;
+  esFull?: number;
 }
 
 async function main(): Promise<void> {
@@ -79,6 +88,7 @@ async function main(): Promise<void> {
   const modelPath = resolveModel(options.model);
   const out = options.out ?? path.join(defaultCacheDir(), `control-features-${options.source}${options.minEs === undefined ? '' : `-es${options.minEs}`}`);
   await mkdir(out, { recursive: true });
+  await refuseOtherFormat(out);
   const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('features', 'warn'));
   if (loaded.kind !== 'ok') throw new Error(loaded.message);
   const model = loaded.model;
@@ -130,16 +140,15 @@ async function extractOne(
   const control = layout.control!;
   const trigger = ids(control.trigger(prepared.plan));
   const y = prepared.y.ids;
-  // Generation: <MID>, then Y one token at a time (each state predicts the next token of Y).
-  const generationSteps = [[model.info.special.fimMiddle!], ...y.slice(0, -1).map((t) => [t])];
-  const generation = await reader.statesAfter(trigger, generationSteps);
+  const { states: generation, triggerState } = await generationStates(reader, trigger, ids(layout.generation({ ...prepared.plan, packed: [] }, [])), y);
   const selection = label.retrieval === 'need' && prepared.plan.packed.length > 0
     ? (await reader.statesAfter(trigger, selectionSteps(control.selection(prepared.plan), trigger.length, label, ids, model))).slice(1)
     : [];
   await writer.add({
     id: record.id, repository: record.repository, split: record.split, kind: record.kind, retrieval: label.retrieval, keep: label.keep,
     esEmpty: record.empty.es, esBest: record.pool.length > 0 ? Math.max(...record.pool.map((p) => p.es)) : undefined,
-  }, generation[0]!, selection, generation.slice(1), y);
+    esFull: record.pool.find((p) => p.members.length === record.candidates.length)?.es,
+  }, triggerState, selection, generation, y);
   return 'written';
 }
 
@@ -218,8 +227,21 @@ async function writeMeta(out: string, modelPath: string, model: CompletionModel,
     }
   }
   const tokenIds = Object.fromEntries(PACK_TOKEN_TEXTS.map((text) => [text, tokenIdOf(model, text)]));
-  await writeFile(path.join(out, 'meta.json'), `${JSON.stringify({ model: modelPath, source, hidden, vocabulary, controlTokens: tokenIds }, null, 2)}\n`);
+  const meta = { featureFormat: FEATURE_FORMAT, model: modelPath, source, hidden, vocabulary, controlTokens: tokenIds };
+  await writeFile(path.join(out, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
   return hidden;
+}
+
+/** Throws when `out` holds features of another format: a resumed folder must mean one thing. */
+async function refuseOtherFormat(out: string): Promise<void> {
+  const metaFile = path.join(out, 'meta.json');
+  const indexFile = path.join(out, 'index.jsonl');
+  if (!existsSync(metaFile) || !existsSync(indexFile) || (await stat(indexFile)).size === 0) return;
+  const format = (JSON.parse(await readFile(metaFile, 'utf8')) as { featureFormat?: number }).featureFormat ?? 1;
+  if (format !== FEATURE_FORMAT) {
+    throw new Error(`${out} holds features of format ${format} (the trigger read elsewhere), this extractor writes format ${FEATURE_FORMAT}: ` +
+      'pass another --out, or delete the folder');
+  }
 }
 
 /** The id of a control token by its text: `<NEED>`, `<C_3>`, `</C_3>` are the roles NEED, C_3, /C_3. */

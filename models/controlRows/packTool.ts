@@ -5,6 +5,7 @@
  *   node dist/models/controlRows/packTool.js init qwen2.5-coder-0.5b
  *   node dist/models/controlRows/packTool.js update qwen2.5-coder-0.5b --output-rows ROWS.f32 \
  *     --need-threshold 0.42 --provenance METRICS.json
+ *   node dist/models/controlRows/packTool.js trigger qwen2.5-coder-0.5b vocabulary
  *
  * Initial input rows (never trained on two CPU cores: training them needs gradients through the
  * whole network, the GPU script's job): `<C_i>` reads as `<|file_sep|>` (a repository file
@@ -67,6 +68,17 @@ async function update(name: string, options: { outputRows: string; needThreshold
   process.stdout.write(`updated ${packDir}: trained rows, t_c ${options.needThreshold}; derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
 }
 
+/** Declares how the trigger is read (model/reposhapleyKeys.ts), rows and everything else kept. */
+async function setTrigger(name: string, trigger: string): Promise<void> {
+  if (trigger !== 'pair' && trigger !== 'vocabulary') throw new Error(`the trigger is read over the "pair" or the "vocabulary", not ${JSON.stringify(trigger)}`);
+  const basePath = verifiedBase(name);
+  const packDir = path.join(controlPacksDir(), name);
+  const { pack, rows } = loadControlPack(packDir);
+  const { derived, rows: _rows, ...rest } = pack;
+  const result = await writePack(packDir, { ...rest, trigger, derivedFileName: derived.fileName }, rows, basePath);
+  process.stdout.write(`updated ${packDir}: trigger read over the ${trigger}; derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
+}
+
 function verifiedBase(name: string): string {
   const cached = cachedModelPath(name);
   if (cached.kind === 'error') throw new Error(cached.message);
@@ -119,6 +131,9 @@ program.command('update <name>')
   .requiredOption('--need-threshold <t>', 't_c tuned on validation packages', Number)
   .option('--provenance <file>', 'JSON recorded in pack.json (labels, training, metrics)')
   .action((name: string, options: { outputRows: string; needThreshold: number; provenance?: string }) => update(name, options));
+program.command('trigger <name> <softmax>')
+  .description('declare how P(NEED) is read: "pair" (Algorithm 1) or "vocabulary"; t_c must be tuned again for it')
+  .action((name: string, softmax: string) => setTrigger(name, softmax));
 program.parseAsync().catch((error: unknown) => {
   process.stderr.write(`packTool: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

@@ -21,7 +21,13 @@ penalty l2 * ||O - O_0||^2 that holds the rows near where they start, and l2 is 
 cross-validation over the training packages (folds by repository, so a fold's held-out packages
 are unseen, as the validation ones are): the value with the lowest held-out loss. The problem is
 convex in O, so every fit runs a fixed number of full-batch steps and no epoch is picked by
-looking at the validation packages; those serve t_c and the report only.
+looking at the validation packages; those serve t_c and the report only. (Penalizing only the
+pairs' contrasts, half the difference of <NEED> and <DONE>, left their common part free to fit the
+training packages, and did worse on the validation ones: docs/control-tokens.md.)
+
+P(NEED) is reported both ways the server can read it (model/reposhapleyKeys.ts): over the pair
+{<NEED>, <DONE>} (the paper's Algorithm 1) and over the whole vocabulary; t_c is tuned for the
+way the pack declares (`trigger` in pack.json, `pair` when absent).
 
     /usr/bin/python3 models/train/control_rows.py --features ~/.cache/reposhapley/control-features-shapley \
         --pack models/control/qwen2.5-coder-0.5b --out /tmp/control-rows
@@ -42,8 +48,14 @@ LAMBDA_R = 2.0
 LAMBDA_S = 2.0
 
 
+FEATURE_FORMAT = 2  # extractFeatures.ts: the trigger read where the completion starts
+
+
 def load_features(folder: Path):
     meta = json.loads((folder / "meta.json").read_text())
+    if meta.get("featureFormat", 1) != FEATURE_FORMAT:
+        raise SystemExit(f"{folder} holds features of format {meta.get('featureFormat', 1)}, this trainer reads format "
+                         f"{FEATURE_FORMAT}: extract them again into a new folder (extractFeatures --out)")
     hidden, vocabulary = meta["hidden"], meta["vocabulary"]
     records = [json.loads(line) for line in (folder / "index.jsonl").read_text().splitlines() if line.strip()]
     states = np.fromfile(folder / "states.f32", dtype="<f4").reshape(-1, hidden)
@@ -142,29 +154,51 @@ def two_token(states, rows, weights, first, second):
     return torch.sigmoid(logits[:, 0] - logits[:, 1]).tolist()
 
 
-def evaluate(states, data: Data, weights, slots):
+def in_vocabulary(states, log_z, rows, weights, slot):
+    """P(slot) over the whole vocabulary (base logits and every control row) at `rows`."""
+    if rows.numel() == 0:
+        return []
+    control, partition = control_logits_and_partition(states, log_z, rows, weights)
+    return torch.exp(control[:, slot] - partition).tolist()
+
+
+def evaluate(states, data: Data, weights, slots, trigger: str = "pair"):
     with torch.no_grad():
         total, parts = losses(states, data, weights)
-        need = two_token(states, data.trigger_rows, weights, slots["need"], slots["done"])
+        pair = two_token(states, data.trigger_rows, weights, slots["need"], slots["done"])
+        vocabulary = in_vocabulary(states, data.log_z, data.trigger_rows, weights, slots["need"])
+        need = vocabulary if trigger == "vocabulary" else pair
         keep = two_token(states, data.selection_rows, weights, slots["keep"], slots["drop"])
+        truth = [r["retrieval"] == "need" for r in data.records]
         return {
             "loss": float(total), **parts,
-            "trigger_auc": auc(need, [r["retrieval"] == "need" for r in data.records]),
+            "trigger_auc": auc(need, truth), "trigger_auc_pair": auc(pair, truth), "trigger_auc_vocabulary": auc(vocabulary, truth),
             "keep_auc": auc(keep, [bool(t == slots["keep"]) for t in data.selection_target.tolist()]),
             "instances": len(data.records), "selection_positions": int(data.selection_rows.numel()),
             "need_probability": need,
         }
 
 
+def need_branch_es(record) -> float:
+    """What the NEED branch is taken to score: Full-Retrieve's decode where the labels have it.
+    Not S*: S* is chosen knowing Y and is never worse than the no-retrieval ES, so with it every
+    threshold below all P(NEED) would win and t_c would always be 0 (always NEED)."""
+    for key in ("esFull", "esBest"):
+        if record.get(key) is not None:
+            return record[key]
+    return record["esEmpty"]
+
+
 def tune_threshold(need_probability: list[float], records) -> dict:
-    """t_c maximizing the mean ES of the branch taken (NEED: ES of S*, DONE: ES of no retrieval),
-    a label-based proxy for the bench sweep (tuneThreshold.ts) on the same validation packages."""
+    """t_c maximizing the mean ES of the branch taken (NEED: Full-Retrieve's ES, DONE: no
+    retrieval's), a label-based proxy for the bench sweep (tuneThreshold.ts) on the same
+    validation packages, which remains the final word."""
     if not records:
         return {"t_c": 0.5, "es": None, "need_rate": None}
     candidates = sorted({0.0, 1.0, *need_probability})
     best = None
     for t in candidates:
-        es = [r["esBest"] if p >= t and r.get("esBest") is not None else r["esEmpty"] for p, r in zip(need_probability, records)]
+        es = [need_branch_es(r) if p >= t else r["esEmpty"] for p, r in zip(need_probability, records)]
         point = {"t_c": t, "es": sum(es) / len(es), "need_rate": sum(p >= t for p in need_probability) / len(records)}
         if best is None or point["es"] > best["es"] + 1e-9:
             best = point
@@ -217,7 +251,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--epochs", type=int, default=300, help="full-batch steps per fit")
     parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--l2", type=str, default="0,0.001,0.01,0.1,1,10",
+    parser.add_argument("--l2", type=str, default="0,1,10,30,100,300,1000,10000",
                         help="penalties on ||O - O_0||^2 to choose from by cross-validation (one value: no choice)")
     parser.add_argument("--folds", type=int, default=4, help="cross-validation folds over the training repositories")
     parser.add_argument("--threads", type=int, default=2)
@@ -235,6 +269,7 @@ def main() -> None:
     packed_rows = np.fromfile(args.pack / pack["rows"]["file"], dtype="<f4").reshape(len(texts), 2, hidden)
     start_rows = torch.from_numpy(packed_rows[:, 1, :].copy())
     slots = {name: texts.index(f"<{name.upper()}>") for name in ("need", "done", "keep", "drop")}
+    trigger = pack.get("trigger", "pair")
 
     log_z = base_log_partition(states, matrix, control_ids)
     gen_rows = sorted({row for r in records for row in r["generationRows"]})
@@ -246,7 +281,7 @@ def main() -> None:
 
     train = make_data([r for r in records if r["split"] == "train"])
     val = make_data([r for r in records if r["split"] == "val"])
-    start = evaluate(states, val if val.records else train, start_rows, slots)
+    start = evaluate(states, val if val.records else train, start_rows, slots, trigger)
     grid = [float(value) for value in args.l2.split(",")]
     if len(grid) > 1:
         l2, cv_table = choose_l2(states, train.records, make_data, start_rows, grid, args.folds, args.epochs, args.lr)
@@ -254,7 +289,7 @@ def main() -> None:
         l2, cv_table = grid[0], []
     best_weights = fit(states, train, start_rows, l2, args.epochs, args.lr)
 
-    final = {"train": evaluate(states, train, best_weights, slots), "val": evaluate(states, val, best_weights, slots)}
+    final = {"train": evaluate(states, train, best_weights, slots, trigger), "val": evaluate(states, val, best_weights, slots, trigger)}
     threshold = tune_threshold(final["val"]["need_probability"], val.records) if val.records else {"t_c": 0.5, "es": None, "need_rate": None}
     for split in final.values():
         split.pop("need_probability")
@@ -262,7 +297,7 @@ def main() -> None:
     best_weights.numpy().astype("<f4").tofile(args.out / "output_rows.f32")
     metrics = {
         "features": str(args.features), "source": meta["source"], "epochs": args.epochs, "lr": args.lr,
-        "lambda_R": LAMBDA_R, "lambda_S": LAMBDA_S, "l2": l2, "cross_validation": cv_table, "folds": args.folds,
+        "lambda_R": LAMBDA_R, "lambda_S": LAMBDA_S, "trigger": trigger, "l2": l2, "cross_validation": cv_table, "folds": args.folds,
         "start": {k: v for k, v in start.items() if k != "need_probability"}, **final, "threshold": threshold,
     }
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
@@ -270,7 +305,7 @@ def main() -> None:
     for name in ("train", "val"):
         m = final[name]
         print(f"{name}: {m['instances']} instances, loss {m['loss']:.4f} (L_R {m['L_R']:.3f} L_S {m['L_S']:.3f} L_Y {m['L_Y']:.3f}), "
-              f"trigger AUC {m['trigger_auc']}, KEEP AUC {m['keep_auc']}")
+              f"trigger AUC {m['trigger_auc']} (pair {m['trigger_auc_pair']}, vocabulary {m['trigger_auc_vocabulary']}), KEEP AUC {m['keep_auc']}")
 
 
 if __name__ == "__main__":

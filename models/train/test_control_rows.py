@@ -46,7 +46,7 @@ def write_features(folder: Path, instances: int, seed: int) -> None:
     matrix.tofile(folder / "output.f16")
     (folder / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     (folder / "meta.json").write_text(json.dumps({
-        "hidden": HIDDEN, "vocabulary": VOCAB, "source": "shapley", "controlTokens": dict(zip(TEXTS, IDS)),
+        "featureFormat": 2, "hidden": HIDDEN, "vocabulary": VOCAB, "source": "shapley", "controlTokens": dict(zip(TEXTS, IDS)),
     }))
 
 
@@ -111,6 +111,36 @@ class ControlRowsTest(unittest.TestCase):
     def test_cross_validation_lets_rows_learn_a_real_signal(self) -> None:
         metrics = train(self.tmp, "--epochs", "200", "--lr", "0.05", "--l2", "0,100")
         self.assertEqual(metrics["l2"], 0.0)
+
+    def test_t_c_weighs_full_retrieval_not_the_oracle(self) -> None:
+        # Retrieving everything helps the NEED instances (40 -> 80) and hurts the DONE ones (90 -> 60):
+        # t_c must split them. With S* (never below the no-retrieval ES) t_c would be 0.
+        index = self.tmp / "features" / "index.jsonl"
+        records = [json.loads(line) for line in index.read_text().splitlines()]
+        for record in records:
+            record["esFull"] = 80.0 if record["retrieval"] == "need" else 60.0
+        index.write_text("".join(json.dumps(r) + "\n" for r in records))
+        metrics = train(self.tmp, "--epochs", "300", "--lr", "0.05", "--l2", "0")
+        self.assertEqual(metrics["threshold"]["es"], 85.0)
+        self.assertGreater(metrics["threshold"]["t_c"], 0.0)
+        self.assertEqual(metrics["threshold"]["need_rate"], 0.5)
+
+    def test_refuses_features_of_the_old_trigger_position(self) -> None:
+        meta = json.loads((self.tmp / "features" / "meta.json").read_text())
+        del meta["featureFormat"]
+        (self.tmp / "features" / "meta.json").write_text(json.dumps(meta))
+        with self.assertRaisesRegex(AssertionError, "features of format 1"):
+            train(self.tmp, "--epochs", "1")
+
+    def test_reports_the_trigger_both_ways_and_tunes_t_c_for_the_packs(self) -> None:
+        pack = json.loads((self.tmp / "pack" / "pack.json").read_text())
+        pack["trigger"] = "vocabulary"
+        (self.tmp / "pack" / "pack.json").write_text(json.dumps(pack))
+        metrics = train(self.tmp, "--epochs", "300", "--lr", "0.05", "--l2", "0")
+        self.assertEqual(metrics["trigger"], "vocabulary")
+        self.assertEqual(metrics["val"]["trigger_auc"], metrics["val"]["trigger_auc_vocabulary"])
+        self.assertIsNotNone(metrics["val"]["trigger_auc_pair"])
+        self.assertLess(metrics["threshold"]["t_c"], 1.0)
 
     def test_refuses_features_of_other_ids(self) -> None:
         meta = json.loads((self.tmp / "features" / "meta.json").read_text())

@@ -26,3 +26,8 @@ test('a model decision shows t_c beside P(NEED), and the tokens line says why ge
   expect(lines[1]).toBe('policy: auto -> reposhapley; decision: done (P(NEED) 86.6%, t_c 93.0%)');
   expect(lines.find((line) => line.startsWith('tokens:'))).toBe('tokens: prompt 200 (prefix 90, suffix 10, chunks 100), generated 4, stopped by repetition, reused 0');
 });
+
+test('a P(NEED) read over the whole vocabulary is tiny, and shows its exponent instead of 0.0%', () => {
+  const lines = formatTrace({ ...trace, effectivePolicy: 'reposhapley', decision: 'need', needProbability: 3.2e-6, needThreshold: 1.5e-6 });
+  expect(lines[1]).toBe('policy: auto -> reposhapley; decision: need (P(NEED) 3.2e-4%, t_c 1.5e-4%)');
+});

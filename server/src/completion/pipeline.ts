@@ -103,6 +103,7 @@ async function buildContext(
   return {
     layout, session: input.session, special: model.info.special, inFile: plan, signal, decisions: input.decisions,
     needThreshold: settings.needThreshold ?? model.info.needThreshold ?? FALLBACK_NEED_THRESHOLD,
+    triggerSoftmax: model.info.triggerSoftmax,
     generation: { maxTokens: input.prefillOnly ? 1 : settings.maxTokens, singleLine: !isMultiLine(input, split) },
     toIds: (segments) => toTokenIds(segments, model.info.special),
     async retrieveAndPack() {

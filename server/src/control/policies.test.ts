@@ -9,7 +9,7 @@ import { planPrompt } from '../prompt/sequences.js';
 import { fullRetrievalPolicy } from './fullRetrieval.js';
 import { noRetrievalPolicy } from './noRetrieval.js';
 import { DecisionCache } from './decisionCache.js';
-import { createRepoShapleyPolicy } from './repoShapley.js';
+import { createRepoShapleyPolicy, triggerProbability } from './repoShapley.js';
 import type { PolicyContext } from './types.js';
 
 const IDS: SpecialTokenIds = {
@@ -49,7 +49,7 @@ function context(session: ScriptedSession, packedCount: number): PolicyContext &
     retrievals: 0, layout: layoutByName('reposhapley'), session, special: IDS, signal: new AbortController().signal,
     inFile: planPrompt('ab', 'cd', [], { prefixTokens: 100, suffixTokens: 100, chunkTokens: 100 }, tokenizer),
     toIds: (segments: Parameters<typeof toTokenIds>[0]) => toTokenIds(segments, IDS),
-    generation: { maxTokens: 8, singleLine: true }, needThreshold: 0.5,
+    generation: { maxTokens: 8, singleLine: true }, needThreshold: 0.5, triggerSoftmax: 'pair' as const,
     async retrieveAndPack() { ctx.retrievals++; return { candidates: [], packed }; },
   };
   return ctx;
@@ -115,9 +115,9 @@ describe('policies', () => {
     expect(result.kept).toEqual([0, 2]);
     expect(result.keepProbabilities).toEqual([0.9, 0.3, 0.6]);
     const [trigger, first, second, third] = session.calls.map((c) => c.tokens);
-    // The trigger: <|repo_name|>r\n<|file_sep|>f.py\n<PFX>ab<SFX>cd, no <MID>.
+    // The trigger: <|repo_name|>r\n<|file_sep|>f.py\n<PFX>ab<SFX>cd<MID>, where the completion starts.
     expect(trigger![0]).toBe(30);
-    expect(trigger!.slice(-3)).toEqual([2, 1099, 1100]);
+    expect(trigger!.slice(-4)).toEqual([2, 1099, 1100, 3]);
     // <NEED><C_1>c0\n</C_1>, then q_1 = KEEP and <C_2>c1\n</C_2>, then q_2 = DROP and <C_3>...
     expect(first!.slice(trigger!.length)).toEqual([5, 10, 1099, 1048, 1010, 20]);
     expect(second!.slice(first!.length)).toEqual([7, 11, 1099, 1049, 1010, 21]);
@@ -151,5 +151,20 @@ describe('policies', () => {
     expect(result.decision).toBe('need');
     expect(result.kept).toEqual([]);
     expect(session.calls.map((c) => c.op)).toEqual(['select', 'generate']);
+  });
+});
+
+describe('triggerProbability', () => {
+  const decision = { probabilityFirst: 0.8, logitFirst: -2, logitSecond: -3.4, vocabularyProbabilityFirst: 0.003 };
+
+  test('pair: the two-token softmax of Algorithm 1; vocabulary: P(<NEED>) among every token', () => {
+    expect(triggerProbability(decision, 'pair')).toBe(0.8);
+    expect(triggerProbability(decision, 'vocabulary')).toBe(0.003);
+  });
+
+  test('a backend that reports only the two tokens cannot serve a vocabulary trigger, and says so', () => {
+    const twoTokens = { probabilityFirst: 0.8, logitFirst: -2, logitSecond: -3.4 };
+    expect(() => triggerProbability(twoTokens, 'vocabulary')).toThrow(/whole vocabulary.*llama-server/);
+    expect(triggerProbability(twoTokens, 'pair')).toBe(0.8);
   });
 });

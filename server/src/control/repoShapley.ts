@@ -1,9 +1,12 @@
 /**
  * RepoShapley inference (Algorithm 1): the model decides <NEED>/<DONE> by the two-token softmax
- * against t_c; on NEED it reads the packed candidates and emits one <KEEP>/<DROP> per candidate
+ * against t_c (or, for a model that declares it, by P(<NEED>) over the whole vocabulary: see
+ * `triggerProbability`); on NEED it reads the packed candidates and emits one <KEEP>/<DROP> per candidate
  * (restricted to those two tokens); generation then sees the kept chunks only. Where the
  * decisions are read is the layout's ControlFormat (prompt/layouts.ts).
  */
+import type { BinaryDecision } from '../model/completionModel.js';
+import type { TriggerSoftmax } from '../model/reposhapleyKeys.js';
 import type { PackedChunk } from '../prompt/budget.js';
 import type { ControlFormat } from '../prompt/layouts.js';
 import { generateWith } from './generate.js';
@@ -31,7 +34,7 @@ async function runRepoShapley(context: PolicyContext, options: RepoShapleyOption
     needProbability = context.decisions?.need();
     if (needProbability === undefined) {
       const x = context.toIds(control.trigger(context.inFile));
-      needProbability = (await session.decide(x, ids.need!, ids.done!, signal)).probabilityFirst;
+      needProbability = triggerProbability(await session.decide(x, ids.need!, ids.done!, signal), context.triggerSoftmax);
       context.decisions?.rememberNeed(needProbability);
     }
   }
@@ -51,6 +54,21 @@ async function runRepoShapley(context: PolicyContext, options: RepoShapleyOption
   const kept = keepProbabilities.flatMap((p, i) => (p >= 0.5 ? [i] : []));
   const result = await generateWith(context, packed, kept);
   return { decision: 'need', needProbability, candidates, packed, kept, keepProbabilities, decisionMs, selectionMs, ...result };
+}
+
+/**
+ * P(<NEED>) as the model's rows were trained to give it. `vocabulary`: <NEED> competes with every
+ * token the model could write where the completion starts, so it rises where the model is unsure
+ * of the code, the cue a frozen network exposes and a linear row over its state cannot
+ * (docs/control-tokens.md, "Where the trigger is read").
+ */
+export function triggerProbability(decision: BinaryDecision, softmax: TriggerSoftmax): number {
+  if (softmax !== 'vocabulary') return decision.probabilityFirst;
+  if (decision.vocabularyProbabilityFirst === undefined) {
+    throw new Error('this model reads its trigger over the whole vocabulary, and its backend (a llama-server) reports only the two tokens: ' +
+      'run the reposhapley policy on the local model, or choose the full policy');
+  }
+  return decision.vocabularyProbabilityFirst;
 }
 
 function controlOf(context: PolicyContext): ControlFormat {

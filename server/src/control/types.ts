@@ -1,6 +1,7 @@
 /** The contract between the completion pipeline and a context-control policy. */
 import type { GenerationOptions, GenerationResult, ModelSession, SpecialTokenIds } from '../model/completionModel.js';
 import type { PackedChunk } from '../prompt/budget.js';
+import type { TriggerSoftmax } from '../model/reposhapleyKeys.js';
 import type { PromptLayout } from '../prompt/layouts.js';
 import type { Segment } from '../prompt/segments.js';
 import type { PromptPlan } from '../prompt/sequences.js';
@@ -24,6 +25,8 @@ export interface PolicyContext {
   generation: GenerationOptions;
   /** Threshold t_c on P(<NEED>) (Algorithm 1 line 3). */
   needThreshold: number;
+  /** How P(<NEED>) is read: over {NEED, DONE} (the paper) or over the whole vocabulary (the model's info). */
+  triggerSoftmax: TriggerSoftmax;
   /** Decisions already made on this line (decisionCache.ts); absent: decide every time. */
   decisions?: ScopedDecisions;
   signal: AbortSignal;

@@ -3,7 +3,7 @@
  * model/llama/ implements it with node-llama-cpp; tests of orchestration may fake it.
  */
 import type { StopReason } from '../../../shared/messages.js';
-import type { DeclaredLayout } from './reposhapleyKeys.js';
+import type { DeclaredLayout, TriggerSoftmax } from './reposhapleyKeys.js';
 
 /** Ids of the special tokens a prompt layout needs; undefined where the model lacks one. */
 export interface SpecialTokenIds {
@@ -28,6 +28,15 @@ export interface SpecialTokenIds {
   /** `<C_i>` and `</C_i>` for i = 1..10, index 0 is C_1. */
   chunkOpen?: number[];
   chunkClose?: number[];
+}
+
+/**
+ * The ids of RepoShapley's control tokens a model has (none for a plain code model): read by
+ * decide(), never generated, so both backends mask them in generation.
+ */
+export function controlDecisionIds(special: SpecialTokenIds): number[] {
+  const ids = [special.need, special.done, special.keep, special.drop, special.select, ...(special.chunkOpen ?? []), ...(special.chunkClose ?? [])];
+  return ids.filter((id): id is number => id !== undefined);
 }
 
 /** What a loaded model says about itself. */
@@ -56,6 +65,8 @@ export interface ModelInfo {
    * or `repo-fim-line` for Qwen2.5-Coder with a control pack); undefined for the RepoShapley sequences.
    */
   declaredLayout?: DeclaredLayout;
+  /** How the trigger's P(NEED) is read (GGUF `reposhapley.trigger_softmax`); `pair` when unset. */
+  triggerSoftmax: TriggerSoftmax;
   /**
    * Which known FIM layout the FIM ids belong to (`reposhapley` (= Qwen2.5-Coder texts),
    * `starcoder`, `codellama`, `deepseek-coder`), `metadata` when GGUF metadata named ids
@@ -106,6 +117,11 @@ export interface BinaryDecision {
    */
   logitFirst: number;
   logitSecond: number;
+  /**
+   * P(first) over the whole vocabulary, where the backend knows the full distribution (the local
+   * llama adapter); undefined where it reports only the two tokens (a llama-server).
+   */
+  vocabularyProbabilityFirst?: number;
 }
 
 /**

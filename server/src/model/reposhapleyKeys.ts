@@ -31,5 +31,20 @@ export type DeclaredLayout = 'repo-fim' | 'repo-fim-line';
 export function declaredLayoutOf(value: unknown): DeclaredLayout | undefined {
   return value === 'repo-fim' || value === 'repo-fim-line' ? value : undefined;
 }
+/**
+ * How the trigger's P(NEED) is read: `pair` (absent: the paper's Softmax over {NEED, DONE}) or
+ * `vocabulary` (P(<NEED>) over the whole vocabulary, where <NEED> competes with the code the model
+ * would write; a derived pretrained model whose rows alone were trained, docs/control-tokens.md).
+ */
+export const TRIGGER_SOFTMAX_KEY = 'reposhapley.trigger_softmax';
+
+/** The ways a model may read its trigger. */
+export type TriggerSoftmax = 'pair' | 'vocabulary';
+
+/** `value` as a trigger softmax; `pair` for anything else (older GGUFs and the small model). */
+export function triggerSoftmaxOf(value: unknown): TriggerSoftmax {
+  return value === 'vocabulary' ? 'vocabulary' : 'pair';
+}
+
 /** The SHA-256 of the control pack's rows a derived GGUF was made from (provenance). */
 export const CONTROL_PACK_KEY = 'reposhapley.control_pack';

@@ -8,7 +8,7 @@ import { rm, stat } from 'node:fs/promises';
 import { kvArray, readGgufHeader, type GgufHeader } from '../model/gguf/ggufReader.js';
 import { GgufValueType, LlamaTokenType, type GgufValue } from '../model/gguf/ggufTypes.js';
 import { patchGguf, type GgufPatch } from '../model/gguf/patchGguf.js';
-import { CONTROL_PACK_KEY, CONTROL_TRAINED_KEY, LAYOUT_KEY, NEED_THRESHOLD_KEY } from '../model/reposhapleyKeys.js';
+import { CONTROL_PACK_KEY, CONTROL_TRAINED_KEY, LAYOUT_KEY, NEED_THRESHOLD_KEY, TRIGGER_SOFTMAX_KEY } from '../model/reposhapleyKeys.js';
 import type { LoadedControlPack } from './controlPack.js';
 import { sha256File } from './verify.js';
 
@@ -70,6 +70,8 @@ export function controlPatch(base: GgufHeader, loaded: LoadedControlPack): GgufP
     [CONTROL_TRAINED_KEY, { type: GgufValueType.BOOL, value: pack.trained }],
     [NEED_THRESHOLD_KEY, { type: GgufValueType.FLOAT32, value: pack.needThreshold }],
     [LAYOUT_KEY, { type: GgufValueType.STRING, value: pack.layout }],
+    // Written only when the pack says, so a pack without the field derives the same bytes as before.
+    ...(pack.trigger ? [[TRIGGER_SOFTMAX_KEY, { type: GgufValueType.STRING, value: pack.trigger }] as const] : []),
     [CONTROL_PACK_KEY, { type: GgufValueType.STRING, value: pack.rows.sha256 }],
   ]);
   const patchRows = pack.tokens.flatMap((token, i) => [

@@ -9,7 +9,7 @@ import { readGgufHeader } from '../model/gguf/ggufReader.js';
 import { GgmlType, decodeTensorData, type WritableGgmlType } from '../model/gguf/ggufTypes.js';
 import { rowBytes } from '../model/gguf/patchGguf.js';
 import { loadLlamaModel } from '../model/llama/loadLlamaModel.js';
-import { CONTROL_TRAINED_KEY, LAYOUT_KEY, NEED_THRESHOLD_KEY } from '../model/reposhapleyKeys.js';
+import { CONTROL_TRAINED_KEY, LAYOUT_KEY, NEED_THRESHOLD_KEY, TRIGGER_SOFTMAX_KEY } from '../model/reposhapleyKeys.js';
 import { CHUNK_CLOSE_TOKENS, CHUNK_OPEN_TOKENS, CONTROL_TOKENS, NEED } from '../model/specialTokens.js';
 import { silentLogger } from '../util/logger.js';
 import { cachedDerivedModel } from './cacheDir.js';
@@ -40,13 +40,15 @@ const firstPad = () => tiny.tokens.findIndex((t) => t.startsWith('[PAD'));
  * A pack whose NEED rows copy those of `def`: reading <NEED> must act as reading `def`, and
  * <NEED> must be exactly as likely as `def` next (Q8_0 re-encodes a decoded row to the same bytes).
  */
-function writePack(packsDir: string, overrides: Partial<ControlPack> = {}, derived = { sha256: '0'.repeat(64), sizeBytes: 0 }): string {
+function writePack(
+  packsDir: string, overrides: Partial<ControlPack> = {}, derived = { sha256: '0'.repeat(64), sizeBytes: 0 }, needOutput?: Float32Array,
+): string {
   const packDir = path.join(packsDir, 'tiny');
   mkdirSync(packDir, { recursive: true });
   const rows = TOKEN_TEXTS.map((_, i): [Float32Array, Float32Array] => [
     Float32Array.from({ length: WIDTH }, (_, k) => Math.sin(i + k)), Float32Array.from({ length: WIDTH }, (_, k) => Math.cos(i * k) * 0.01),
   ]);
-  rows[0] = [rowOf('token_embd.weight', 'def'), rowOf('output.weight', 'def')];
+  rows[0] = [rowOf('token_embd.weight', 'def'), needOutput ?? rowOf('output.weight', 'def')];
   const bytes = encodeRows(rows);
   writeFileSync(path.join(packDir, 'rows.f32'), bytes);
   const pack: ControlPack = {
@@ -65,10 +67,14 @@ function writePack(packsDir: string, overrides: Partial<ControlPack> = {}, deriv
 
 /** The row of `text` in one of the tiny model's vocabulary matrices, decoded. */
 function rowOf(tensorName: string, text: string): Float32Array {
+  return rowById(tensorName, tiny.id(text));
+}
+
+function rowById(tensorName: string, id: number): Float32Array {
   const header = readHeaderSync();
   const tensor = header.tensors.find((t) => t.name === tensorName)!;
   const bytes = rowBytes(tensor);
-  const at = header.dataOffset + tensor.offset + tiny.id(text) * bytes;
+  const at = header.dataOffset + tensor.offset + id * bytes;
   return decodeTensorData(baseBytes.subarray(at, at + bytes), tensor.type as WritableGgmlType, WIDTH);
 }
 
@@ -99,11 +105,13 @@ describe('control packs', () => {
     expect(kv.get(CONTROL_TRAINED_KEY)?.value).toBe(true);
     expect(Number(kv.get(NEED_THRESHOLD_KEY)?.value)).toBeCloseTo(0.4, 6);
     expect(kv.get(LAYOUT_KEY)?.value).toBe('repo-fim');
+    expect(kv.has(TRIGGER_SOFTMAX_KEY)).toBe(false); // a pack that does not say derives the bytes it always did
     const result = await loadLlamaModel({ path: derivedPath, threads: 1, gpuLayers: 0 }, silentLogger);
     if (result.kind !== 'ok') throw new Error(result.message);
     const model = result.model;
     try {
       expect(model.info.hasControlTokens).toBe(true);
+      expect(model.info.triggerSoftmax).toBe('pair');
       expect(model.info.special.need).toBe(firstPad());
       // User text never becomes a control token; the token prints only as special text.
       expect(model.tokenize('x = "<NEED>"')).not.toContain(firstPad());
@@ -112,6 +120,9 @@ describe('control packs', () => {
       // Same output row: <NEED> and `def` are equally likely next, wherever the model is.
       const decision = await session.decide(model.tokenize('def f(x):'), firstPad(), tiny.id('def'));
       expect(decision.probabilityFirst).toBeCloseTo(0.5, 6);
+      // Over the whole vocabulary each is one of many: half of the pair's mass at most.
+      expect(decision.vocabularyProbabilityFirst).toBeGreaterThan(0);
+      expect(decision.vocabularyProbabilityFirst).toBeCloseTo(Math.exp(decision.logitFirst), 9);
       // Same input row: reading <NEED> is reading `def`.
       const [viaNeed, viaDef] = [
         await session.logLikelihood([firstPad()], model.tokenize(' f(x):')),
@@ -121,6 +132,55 @@ describe('control packs', () => {
       await session.dispose();
     } finally {
       await model.dispose();
+    }
+  });
+
+  test('a pack that reads its trigger over the vocabulary says so in the derived model', async () => {
+    const packDir = writePack(path.join(dir, 'vocabulary'), { trigger: 'vocabulary' });
+    const out = path.join(dir, 'vocabulary.gguf');
+    const made = await deriveControlModel(tiny.path, out, loadControlPack(packDir), { pin: false });
+    if (made.kind !== 'ok') throw new Error(made.message);
+    const read = await readGgufHeader(out);
+    if (read.kind !== 'ok') throw new Error(read.message);
+    expect(read.header.kv.get(TRIGGER_SOFTMAX_KEY)?.value).toBe('vocabulary');
+    const result = await loadLlamaModel({ path: out, threads: 1, gpuLayers: 0 }, silentLogger);
+    if (result.kind !== 'ok') throw new Error(result.message);
+    expect(result.model.info.triggerSoftmax).toBe('vocabulary');
+    await result.model.dispose();
+    const odd = writePack(path.join(dir, 'odd-trigger'), { trigger: 'sometimes' as never });
+    expect(() => loadControlPack(odd)).toThrow(/trigger "sometimes" is neither "pair" nor "vocabulary"/);
+  });
+
+  test('generation never writes a control token, even one the rows make the most likely', async () => {
+    const prompt = [tiny.id('def'), tiny.id('f')];
+    const generate = async (file: string) => {
+      const loaded = await loadLlamaModel({ path: file, threads: 1, gpuLayers: 0 }, silentLogger);
+      if (loaded.kind !== 'ok') throw new Error(loaded.message);
+      const session = await loaded.model.createSession();
+      try {
+        const result = await session.generate(prompt, { maxTokens: 6, singleLine: false, repetitionStop: false });
+        return { result, session, model: loaded.model };
+      } catch (error) {
+        await loaded.model.dispose();
+        throw error;
+      }
+    };
+    const base = await generate(tiny.path);
+    await base.model.dispose();
+    expect(base.result.tokens.length).toBeGreaterThan(0);
+    // <NEED>'s output row: three times that of the base's first token, so after the prompt <NEED> outscores it.
+    const first = base.result.tokens[0]!;
+    const packDir = writePack(path.join(dir, 'loud-need'), {}, undefined, rowById('output.weight', first).map((v) => 3 * v));
+    const out = path.join(dir, 'loud-need.gguf');
+    const made = await deriveControlModel(tiny.path, out, loadControlPack(packDir), { pin: false });
+    if (made.kind !== 'ok') throw new Error(made.message);
+    const derived = await generate(out);
+    try {
+      const decision = await derived.session.decide(prompt, firstPad(), first);
+      expect(decision.probabilityFirst).toBeGreaterThan(0.5); // unmasked, greedy decoding would stop at <NEED>
+      expect(derived.result.tokens).toEqual(base.result.tokens);
+    } finally {
+      await derived.model.dispose();
     }
   });
 

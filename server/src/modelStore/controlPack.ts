@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../util/packageRoot.js';
+import type { TriggerSoftmax } from '../model/reposhapleyKeys.js';
 import type { LayoutName } from '../prompt/layouts.js';
 
 export const CONTROL_PACK_FORMAT = 'reposhapley-control-pack/1';
@@ -40,6 +41,8 @@ export interface ControlPack {
   needThreshold: number;
   /** The generation layout the control decisions were trained with (prompt/layouts.ts). */
   layout: LayoutName;
+  /** How the trigger's P(NEED) is read, the rows trained for it (model/reposhapleyKeys.ts); absent: `pair`. */
+  trigger?: TriggerSoftmax;
   /** The file the pack makes from the base, pinned like a catalog file. */
   derived: { fileName: string; sha256: string; sizeBytes: number };
   /** Free-form provenance: labels, training run, metrics (docs only; nothing reads it). */
@@ -108,6 +111,7 @@ function packProblem(pack: ControlPack): string | undefined {
   if (ids.size !== pack.tokens.length || texts.size !== pack.tokens.length) return 'token ids and texts must be unique';
   if (pack.tokens.some((t) => !Number.isInteger(t.id) || t.id < 0 || !t.text)) return 'every token needs a text and a non-negative id';
   if (!(pack.needThreshold >= 0 && pack.needThreshold <= 1)) return `needThreshold ${pack.needThreshold} is not in [0, 1]`;
+  if (pack.trigger !== undefined && pack.trigger !== 'pair' && pack.trigger !== 'vocabulary') return `trigger ${JSON.stringify(pack.trigger)} is neither "pair" nor "vocabulary"`;
   return undefined;
 }
 

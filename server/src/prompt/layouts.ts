@@ -127,15 +127,18 @@ const repoFimLineLayout: PromptLayout = {
 
 /**
  * The repository format with control tokens (a derived Qwen2.5-Coder). Trigger: the no-retrieval
- * prompt up to the end of the suffix, so a DONE generation only appends `<|fim_middle|>` to what
- * is cached. Selection: `<NEED>`, then each candidate as `<C_i>path\ncode</C_i>` with its decision
- * right after it, where the model has just read the candidate in the light of the cursor.
+ * prompt through `<|fim_middle|>`, where the completion starts: a DONE generation evaluates
+ * nothing new, and there <NEED> competes with the code the model would write (at the end of the
+ * suffix the model only ever predicts `<|fim_middle|>`, and its state there told nothing about
+ * whether retrieval helps: docs/control-tokens.md). Selection: `<NEED>`, then each candidate as
+ * `<C_i>path\ncode</C_i>` with its decision right after it, where the model has just read the
+ * candidate in the light of the cursor.
  */
 const repoFimControlLayout: PromptLayout = {
   ...repoFimLayout,
   control: {
-    trigger: (plan) => repoFimInFile(plan),
-    selection: (plan) => ({ prefix: [...repoFimInFile(plan), special('NEED')], steps: candidateSteps(plan) }),
+    trigger: (plan) => repoFimNoRetrieval(plan),
+    selection: (plan) => ({ prefix: [...repoFimNoRetrieval(plan), special('NEED')], steps: candidateSteps(plan) }),
   },
 };
 
@@ -178,12 +181,6 @@ export function repoFimSegments(plan: PromptPlan, kept: readonly number[]): Segm
     special('PFX'), text(plan.prefix), special('SFX'), text(plan.suffix), special('MID'),
     ...(plan.cursorLine ? [text(plan.cursorLine)] : []),
   ];
-}
-
-/** The no-retrieval repository prompt up to the end of the suffix: where the trigger is read. */
-function repoFimInFile(plan: PromptPlan): Segment[] {
-  const segments = repoFimSegments({ ...plan, cursorLine: undefined }, []);
-  return segments.slice(0, -1); // without <MID>
 }
 
 /**

@@ -157,11 +157,13 @@ describe('repository layout with control tokens (a derived Qwen2.5-Coder, golden
   const layout = chooseLayout(derived);
   const plan = planWith('repo-fim');
 
-  test('generation stays the repository format; the trigger is the no-retrieval prompt without <|fim_middle|>', () => {
+  test('generation stays the repository format; the trigger is the no-retrieval prompt through <|fim_middle|>', () => {
     expect(layout.name).toBe('repo-fim');
     expect(renderQwen(layout.generation(plan, [0, 2]))).toBe(renderQwen(layoutByName('repo-fim').generation(plan, [0, 2])));
+    // Where the completion starts: a DONE generation evaluates nothing the trigger did not.
     const noRetrieval = layout.generation({ ...plan, packed: [] }, []);
-    expect(renderQwen(layout.control!.trigger(plan)) + '<|fim_middle|>').toBe(renderQwen(noRetrieval));
+    expect(renderQwen(layout.control!.trigger(plan))).toBe(renderQwen(noRetrieval));
+    expect(renderQwen(noRetrieval).endsWith('<|fim_middle|>')).toBe(true);
   });
 
   test('selection: <NEED>, then each candidate in <C_i>..</C_i> with its decision right after it', async () => {

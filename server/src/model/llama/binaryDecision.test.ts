@@ -11,6 +11,12 @@ describe('binaryDecision', () => {
     expect(binaryDecision(probabilities, 2, 1).probabilityFirst).toBeCloseTo(0.25, 12);
   });
 
+  test('also reports P(first) over the whole vocabulary, unnormalized by the pair', () => {
+    const probabilities = new Map([[1, 0.3], [2, 0.1], [3, 0.6]]);
+    expect(binaryDecision(probabilities, 1, 2).vocabularyProbabilityFirst).toBe(0.3);
+    expect(binaryDecision(new Map([[3, 1]]), 1, 2).vocabularyProbabilityFirst).toBe(0);
+  });
+
   test('underflowed probabilities stay finite', () => {
     const decision = binaryDecision(new Map([[1, 0.5]]), 1, 2);
     expect(Number.isFinite(decision.logitSecond)).toBe(true);

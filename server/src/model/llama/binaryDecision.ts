@@ -23,7 +23,10 @@ export function safeLog(probability: number): number {
 export function binaryDecision(probabilities: ReadonlyMap<number, number>, first: number, second: number): BinaryDecision {
   const logitFirst = safeLog(probabilities.get(first) ?? 0);
   const logitSecond = safeLog(probabilities.get(second) ?? 0);
-  return { probabilityFirst: sigmoid(logitFirst - logitSecond), logitFirst, logitSecond };
+  return {
+    probabilityFirst: sigmoid(logitFirst - logitSecond), logitFirst, logitSecond,
+    vocabularyProbabilityFirst: probabilities.get(first) ?? 0,
+  };
 }
 
 /** 1 / (1 + e^-x), without overflow for large |x|. */

@@ -2,8 +2,8 @@
  * The CompletionModel adapter over node-llama-cpp. model/llama/ is the only place in the
  * codebase that imports node-llama-cpp; everything else sees the narrow port.
  */
-import type { LlamaModel, Token } from 'node-llama-cpp';
-import type { CompletionModel, HiddenStateReader, ModelInfo, ModelSession } from '../completionModel.js';
+import { TokenBias, type LlamaModel, type Token } from 'node-llama-cpp';
+import { controlDecisionIds, type CompletionModel, type HiddenStateReader, type ModelInfo, type ModelSession } from '../completionModel.js';
 import { createHiddenStateReader } from './hiddenStates.js';
 import type { Logger } from '../../util/logger.js';
 import { LlamaSession, type SessionModelHooks } from './llamaSession.js';
@@ -86,7 +86,22 @@ export class LlamaCompletionModel implements CompletionModel {
     return {
       detokenize: (tokens, previous) => this.model.detokenize(tokens as Token[], false, previous as Token[]),
       isStopToken: (token) => this.isStopToken(token),
+      generationBias: this.generationBias(),
     };
+  }
+
+  /**
+   * RepoShapley's decision tokens are read (decide), never written: a completion that sampled
+   * one would stop there (it is a CONTROL token). Trained output rows give <NEED> probability
+   * where the model is unsure of the code (the vocabulary trigger, docs/control-tokens.md), so
+   * generation masks them: the code tokens keep exactly the base model's relative odds.
+   */
+  private generationBias(): TokenBias | undefined {
+    const ids = controlDecisionIds(this.info.special);
+    if (ids.length === 0) return undefined;
+    const bias = new TokenBias(this.model.tokenizer);
+    for (const id of ids) bias.set(id as Token, 'never');
+    return bias;
   }
 
   /** EOS/EOT/end-of-text (llama.cpp's end-of-generation set) or any CONTROL token. */

@@ -16,6 +16,7 @@ import type {
   LlamaContextSequence,
   LlamaContextSequenceRepeatPenalty,
   Token,
+  TokenBias,
 } from 'node-llama-cpp';
 import {
   type BinaryDecision,
@@ -35,6 +36,8 @@ export interface SessionModelHooks {
   detokenize(tokens: number[], previous: number[]): string;
   /** End of generation: EOS, end of text, or any control token. */
   isStopToken(token: number): boolean;
+  /** Tokens generation never picks (the model's RepoShapley control tokens). */
+  generationBias?: TokenBias;
 }
 
 /**
@@ -214,6 +217,7 @@ export class LlamaSession implements ModelSession {
     let stoppedBy: GenerationResult['stoppedBy'] = 'max-tokens';
     const stream = this.sequence.evaluate([prompt[prompt.length - 1] as Token], {
       temperature: 0, yieldEogToken: true, repeatPenalty: loopPenalty(generated, options.loopPenalty ?? LOOP_FREQUENCY_PENALTY),
+      ...(this.hooks.generationBias ? { tokenBias: this.hooks.generationBias } : {}),
     });
     for await (const token of stream) {
       if (this.hooks.isStopToken(token)) {

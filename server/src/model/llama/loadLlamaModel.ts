@@ -9,7 +9,9 @@ import type { Logger } from '../../util/logger.js';
 import { kvArray, kvString, readGgufHeader, type GgufHeader } from '../gguf/ggufReader.js';
 import { GgufValueType } from '../gguf/ggufTypes.js';
 import { hyperparameterProblem } from '../gguf/hyperparameters.js';
-import { CONTROL_TRAINED_KEY, declaredLayoutOf, ECHO_LINES_KEY, isEchoLineCount, LAYOUT_KEY, NEED_THRESHOLD_KEY } from '../reposhapleyKeys.js';
+import {
+  CONTROL_TRAINED_KEY, declaredLayoutOf, ECHO_LINES_KEY, isEchoLineCount, LAYOUT_KEY, NEED_THRESHOLD_KEY, TRIGGER_SOFTMAX_KEY, triggerSoftmaxOf,
+} from '../reposhapleyKeys.js';
 import { scanSpecialTokens } from './specialTokenIds.js';
 import { acquireRuntime, resolveThreads, type RuntimeLease } from './llamaRuntime.js';
 import { LlamaCompletionModel } from './llamaCompletionModel.js';
@@ -134,6 +136,7 @@ function describeModel(
     needThreshold: recordedThreshold(header),
     echoLines: recordedEchoLines(header),
     declaredLayout: declaredLayoutOf(kvString(header, LAYOUT_KEY)),
+    triggerSoftmax: triggerSoftmaxOf(kvString(header, TRIGGER_SOFTMAX_KEY)),
     fimLayout: scan.fimLayout,
     addBeginOfText: addBos?.type === GgufValueType.BOOL ? Boolean(addBos.value) : undefined,
     gpuLayers: runtime.gpuLayers,

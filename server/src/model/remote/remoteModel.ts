@@ -16,7 +16,7 @@
 import { readdirSync } from 'node:fs';
 import { LRUCache } from 'lru-cache';
 import path from 'node:path';
-import type { CompletionModel, LoadModelResult, ModelInfo, ModelSession, SpecialTokenIds } from '../completionModel.js';
+import { controlDecisionIds, type CompletionModel, type LoadModelResult, type ModelInfo, type ModelSession, type SpecialTokenIds } from '../completionModel.js';
 import { controlPackManifest, controlPacksDir, type ControlPack } from '../../modelStore/controlPack.js';
 import {
   CHUNK_CLOSE_TOKENS, CHUNK_OPEN_TOKENS, DONE, DROP, END_OF_TEXT, FILE_SEPARATOR, FIM_LAYOUTS, KEEP, NEED, REPO_NAME, SELECT,
@@ -24,7 +24,7 @@ import {
 import type { Logger } from '../../util/logger.js';
 import { LlamaServerApi, ModelServerError, type ModelServerOptions } from './llamaServerApi.js';
 import { RemoteSession } from './remoteSession.js';
-import { declaredLayoutOf } from '../reposhapleyKeys.js';
+import { declaredLayoutOf, triggerSoftmaxOf } from '../reposhapleyKeys.js';
 
 /** Thrown by a synchronous tokenize() of text the remote tokenizer has not seen yet. */
 export class UntokenizedTextError extends Error {
@@ -152,6 +152,7 @@ export class RemoteCompletionModel implements CompletionModel {
       sawToken: (id, bytes) => {
         if (bytes.length > 0 && !this.pieces.has(id)) this.pieces.set(id, [...bytes]);
       },
+      neverGenerate: controlDecisionIds(this.info.special),
     }, () => this.sessions.delete(session));
     this.sessions.add(session);
     return session;
@@ -272,6 +273,7 @@ function describeRemote(
     needThreshold: pack?.needThreshold,
     echoLines: 0,
     declaredLayout: declaredLayoutOf(pack?.layout),
+    triggerSoftmax: triggerSoftmaxOf(pack?.trigger),
     fimLayout: scan.fimLayout,
     addBeginOfText: scan.addBeginOfText,
     gpuLayers: 0,

@@ -65,6 +65,8 @@ export interface RemoteSessionHooks {
   isStopToken(id: number, bytes: readonly number[]): boolean;
   /** A token the server generated, with its bytes (the model's detokenize() answers from these). */
   sawToken(id: number, bytes: readonly number[]): void;
+  /** Tokens generation never picks (the model's RepoShapley control tokens, read only by decide()). */
+  neverGenerate?: readonly number[];
 }
 
 export class RemoteSession implements ModelSession {
@@ -180,6 +182,7 @@ export class RemoteSession implements ModelSession {
         const stream: AsyncGenerator<CompletionAnswer> = this.api.stream<CompletionAnswer>('/completion', {
           ...this.common(prompt), n_predict: wide ? 1 : maxTokens - decoding.generated.length,
           temperature: 0, samplers: ['temperature'], n_probs: wide ? WIDE_PROBS : TOP_PROBS, ...PLAIN_TEXT,
+          ...(this.hooks.neverGenerate?.length ? { logit_bias: this.hooks.neverGenerate.map((id) => [id, false]) } : {}),
           // Timings with every token: a stream closed at a stop rule never gets to the final ones.
           timings_per_token: true,
         }, signal);
