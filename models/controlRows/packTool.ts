@@ -4,7 +4,7 @@
  *
  *   node dist/models/controlRows/packTool.js init qwen2.5-coder-0.5b
  *   node dist/models/controlRows/packTool.js update qwen2.5-coder-0.5b --output-rows ROWS.f32 \
- *     --need-threshold 0.42 --provenance METRICS.json
+ *     --need-threshold 0.42 --provenance METRICS.json [--no-trained]
  *   node dist/models/controlRows/packTool.js trigger qwen2.5-coder-0.5b vocabulary
  *
  * Initial input rows (never trained on two CPU cores: training them needs gradients through the
@@ -51,7 +51,15 @@ async function init(name: string): Promise<void> {
   process.stdout.write(`wrote ${path.join(controlPacksDir(), name)} (ids ${table[0]!.id}..${table.at(-1)!.id}); derived ${derivedPath} sha256 ${pack.derived.sha256}\n`);
 }
 
-async function update(name: string, options: { outputRows: string; needThreshold: number; provenance?: string }): Promise<void> {
+interface UpdateOptions {
+  outputRows: string;
+  needThreshold: number;
+  provenance?: string;
+  /** Commander's `--no-trained`: keep the rows without telling `auto` to run reposhapley. */
+  trained: boolean;
+}
+
+async function update(name: string, options: UpdateOptions): Promise<void> {
   const basePath = verifiedBase(name);
   const packDir = path.join(controlPacksDir(), name);
   const { pack, rows } = loadControlPack(packDir);
@@ -63,9 +71,10 @@ async function update(name: string, options: { outputRows: string; needThreshold
   const provenance = options.provenance ? JSON.parse(await readFile(options.provenance, 'utf8')) as Record<string, unknown> : pack.provenance;
   const { derived: _derived, rows: _rows, ...rest } = pack;
   const result = await writePack(packDir, {
-    ...rest, trained: true, needThreshold: options.needThreshold, provenance, derivedFileName: pack.derived.fileName,
+    ...rest, trained: options.trained, needThreshold: options.needThreshold, provenance, derivedFileName: pack.derived.fileName,
   }, newRows, basePath);
-  process.stdout.write(`updated ${packDir}: trained rows, t_c ${options.needThreshold}; derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
+  const state = options.trained ? 'trained rows (auto runs reposhapley)' : 'rows kept, not marked trained (auto keeps running full)';
+  process.stdout.write(`updated ${packDir}: ${state}, t_c ${options.needThreshold}; derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
 }
 
 /** Declares how the trigger is read (model/reposhapleyKeys.ts), rows and everything else kept. */
@@ -130,7 +139,8 @@ program.command('update <name>')
   .requiredOption('--output-rows <file>', 'trained output rows, float32, pack token order')
   .requiredOption('--need-threshold <t>', 't_c tuned on validation packages', Number)
   .option('--provenance <file>', 'JSON recorded in pack.json (labels, training, metrics)')
-  .action((name: string, options: { outputRows: string; needThreshold: number; provenance?: string }) => update(name, options));
+  .option('--no-trained', 'keep the rows without marking the pack trained: `auto` runs full until a bench confirms them')
+  .action((name: string, options: UpdateOptions) => update(name, options));
 program.command('trigger <name> <softmax>')
   .description('declare how P(NEED) is read: "pair" (Algorithm 1) or "vocabulary"; t_c must be tuned again for it')
   .action((name: string, softmax: string) => setTrigger(name, softmax));
