@@ -27,3 +27,12 @@ test('each fallback is logged once per model', () => {
   resolvePolicy('auto', model, logger);
   expect(logger.lines.filter((l) => l.includes('/once.gguf'))).toHaveLength(1);
 });
+
+test('a vocabulary trigger on a backend that reports only the pair runs full, said once', () => {
+  const logger = createMemoryLogger();
+  const remote: ModelInfo = { ...info(true, true), path: '/remote.gguf', triggerSoftmax: 'vocabulary', vocabularyDecisions: false };
+  expect(resolvePolicy('reposhapley', remote, logger).name).toBe('full');
+  expect(resolvePolicy('auto', remote, logger).name).toBe('full');
+  expect(logger.lines.filter((line) => line.includes('over the whole vocabulary'))).toHaveLength(1);
+  expect(resolvePolicy('auto', { ...remote, path: '/local.gguf', vocabularyDecisions: true }, logger).name).toBe('reposhapley');
+});

@@ -18,12 +18,18 @@ const POLICIES: Record<EffectivePolicy, ContextPolicy> = {
 
 /**
  * Resolve the configured policy for a model. Asking for `reposhapley` on a model without
- * control tokens falls back to `full`; both fallbacks are logged once per model by the caller's logger.
+ * control tokens, or on a backend that cannot read the model's trigger, falls back to `full`;
+ * every fallback is logged once per model by the caller's logger.
  */
 export function resolvePolicy(requested: PolicyName, info: ModelInfo, logger: Logger): ContextPolicy {
   if (requested === 'none' || requested === 'full') return POLICIES[requested];
   if (!info.hasControlTokens) {
     logOnce(logger, `${info.path}:${requested}`, `${info.path} has no RepoShapley control tokens: policy '${requested}' runs as 'full' (plain FIM).`);
+    return POLICIES.full;
+  }
+  if (info.triggerSoftmax === 'vocabulary' && !info.vocabularyDecisions) {
+    logOnce(logger, `${info.path}:vocabulary`, `${info.path} reads its trigger over the whole vocabulary, which this backend (a llama-server) ` +
+      `does not report: policy '${requested}' runs as 'full'. Use the local model for the reposhapley policy.`);
     return POLICIES.full;
   }
   // An explicit request runs as asked (ablations, distillation checks); auto wants a model that learned the tokens.

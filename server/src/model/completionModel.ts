@@ -68,6 +68,11 @@ export interface ModelInfo {
   /** How the trigger's P(NEED) is read (GGUF `reposhapley.trigger_softmax`); `pair` when unset. */
   triggerSoftmax: TriggerSoftmax;
   /**
+   * Whether decide() reports P(first) over the whole vocabulary (BinaryDecision
+   * `vocabularyProbabilityFirst`): the local adapter does, a llama-server reports only the pair.
+   */
+  vocabularyDecisions: boolean;
+  /**
    * Which known FIM layout the FIM ids belong to (`reposhapley` (= Qwen2.5-Coder texts),
    * `starcoder`, `codellama`, `deepseek-coder`), `metadata` when GGUF metadata named ids
    * whose texts match no known layout, undefined when the model has no FIM tokens.

@@ -137,6 +137,7 @@ function describeModel(
     echoLines: recordedEchoLines(header),
     declaredLayout: declaredLayoutOf(kvString(header, LAYOUT_KEY)),
     triggerSoftmax: triggerSoftmaxOf(kvString(header, TRIGGER_SOFTMAX_KEY)),
+    vocabularyDecisions: true,
     fimLayout: scan.fimLayout,
     addBeginOfText: addBos?.type === GgufValueType.BOOL ? Boolean(addBos.value) : undefined,
     gpuLayers: runtime.gpuLayers,

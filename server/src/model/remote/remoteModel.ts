@@ -274,6 +274,7 @@ function describeRemote(
     echoLines: 0,
     declaredLayout: declaredLayoutOf(pack?.layout),
     triggerSoftmax: triggerSoftmaxOf(pack?.trigger),
+    vocabularyDecisions: false,
     fimLayout: scan.fimLayout,
     addBeginOfText: scan.addBeginOfText,
     gpuLayers: 0,
