@@ -49,7 +49,9 @@ const skillLine = (s: TriggerSkill) =>
   `trigger: AUC ${s.auc.toFixed(3)} of P(<NEED>) over the ${s.decisive} tasks whose branches differ (NEED wins ${s.needWins}; ` +
   `0.5 = it knows nothing of which wins); a perfect trigger would score ES ${s.oracleEs.toFixed(2)}`;
 
-const row = (p: SweepPoint) => `| ${p.threshold.toFixed(3)} | ${p.es.toFixed(2)} | ${p.em.toFixed(1)} | ${(100 * p.needRate).toFixed(0)} % |`;
+// Three significant digits: a P(<NEED>) read over the whole vocabulary is far below 1 %.
+const threshold = (t: number) => (t === 0 ? '0' : t.toPrecision(3));
+const row = (p: SweepPoint) => `| ${threshold(p.threshold)} | ${p.es.toFixed(2)} | ${p.em.toFixed(1)} | ${(100 * p.needRate).toFixed(0)} % |`;
 
 function main(): void {
   const program = new Command('tuneThreshold')
@@ -70,9 +72,10 @@ function main(): void {
     process.stdout.write(`${JSON.stringify({ best, points, skill })}\n`);
     return;
   }
-  // The full sweep has a point per task; show a readable grid plus the best.
-  const grid = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((t) => points.reduce((a, b) => (Math.abs(b.threshold - t) < Math.abs(a.threshold - t) ? b : a)));
-  const verdict = options.diagnose ? [] : [`export with: --need-threshold ${best.threshold.toFixed(4)}`];
+  // The full sweep has a point per task; show one per tenth of NEED rate (any probability scale) plus the best.
+  const grid = [...new Set([1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0].map((rate) =>
+    points.reduce((a, b) => (Math.abs(b.needRate - rate) < Math.abs(a.needRate - rate) ? b : a))))];
+  const verdict = options.diagnose ? [] : [`export with: --need-threshold ${best.threshold.toPrecision(4)}`];
   process.stdout.write(['| t_c | ES | EM % | NEED |', '|---|---|---|---|', ...grid.map(row), '', `best: ${row(best)}`,
     skillLine(skill), ...verdict, ''].join('\n'));
 }
