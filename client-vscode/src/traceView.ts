@@ -3,6 +3,7 @@
  * the policy's decision, each candidate and whether it was kept, tokens and timings. Pure, so
  * it is tested without VS Code; the editor shows it read-only (traceDocument.ts).
  */
+import { formatPercent } from '../../shared/format.js';
 import type { CompletionTrace, TraceCandidate } from '../../shared/messages.js';
 
 /** The trace as Markdown. */
@@ -20,8 +21,8 @@ export function renderTrace(trace: CompletionTrace): string {
     '',
     `Policy \`${trace.policy}\`${trace.policy === trace.effectivePolicy ? '' : ` (ran as \`${trace.effectivePolicy}\`)`}: ` +
       `${trace.decision === 'need' ? 'retrieve cross-file context' : 'no cross-file context'}` +
-      `${trace.needProbability === undefined ? '' : `, P(NEED) = ${percent(trace.needProbability)}`}` +
-      `${trace.needThreshold === undefined ? '' : ` (retrieves at ${percent(trace.needThreshold)} or more)`}.`,
+      `${trace.needProbability === undefined ? '' : `, P(NEED) = ${formatPercent(trace.needProbability)}`}` +
+      `${trace.needThreshold === undefined ? '' : ` (retrieves at ${formatPercent(trace.needThreshold)} or more)`}.`,
     '',
     `## Candidates: ${trace.candidates.length} retrieved, ${kept} kept`,
     '',
@@ -52,7 +53,7 @@ function candidateTable(candidates: TraceCandidate[]): string[] {
     '|---|---|---|---|---|---|---|',
     // Trace lines are 0-based with an exclusive end; editors show them 1-based and inclusive.
     ...candidates.map((c) => `| ${c.index} | ${c.kept ? 'yes' : 'no'} | ${c.relPath}:${c.startLine + 1}-${Math.max(c.startLine + 1, c.endLine)} ` +
-      `| ${c.kind} | ${c.score.toFixed(3)} | ${c.sources.join(', ')} | ${c.keepProbability === undefined ? '' : percent(c.keepProbability)} |`),
+      `| ${c.kind} | ${c.score.toFixed(3)} | ${c.sources.join(', ')} | ${c.keepProbability === undefined ? '' : formatPercent(c.keepProbability)} |`),
     '',
   ];
 }
@@ -68,11 +69,6 @@ function fileName(uri: string): string {
   return decodeURIComponent(uri.slice(uri.lastIndexOf('/') + 1));
 }
 
-/** A probability as a percentage; a tiny one (P(<NEED>) over the whole vocabulary) with its exponent. */
-function percent(probability: number): string {
-  const value = 100 * probability;
-  return `${value > 0 && value < 0.1 ? value.toExponential(1) : value.toFixed(1)}%`;
-}
 
 function ms(value: number): string {
   return `${Math.round(value)} ms`;

@@ -30,7 +30,7 @@ test('each oracle reads its coalition\'s decode; S* is the best of all decodes',
   expect(row.scores.verified).toEqual({ es: 100, em: true, kept: 2 });
 });
 
-test('S* is ∅ when no decode beats it, and ties go to EM, then to the smaller coalition', () => {
+test('S* is ∅ when no decode beats it, and an ES tie goes to EM', () => {
   const worse = oracleRowOf(record({ empty: { completion: 'f(x)', es: 100, em: true } }));
   expect('missing' in worse ? undefined : worse.scores.verified).toEqual({ es: 100, em: true, kept: 0 });
   const tie = oracleRowOf(record({ empty: { completion: 'f(x )', es: 100, em: false } }));

@@ -21,6 +21,8 @@ import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { ORACLES, oracleTable, type Oracle, type OracleRow } from '../../bench/src/oracleTable.js';
 import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
 import type { LabelRecord } from './labelRecord.js';
+import { bestCoalition } from './labels.js';
+import { maskOf, popcount } from './shapley.js';
 import { readLabelsByRepository } from './rebuildInstance.js';
 
 const DEFAULT_MODEL = 'qwen2.5-coder-0.5b';
@@ -42,15 +44,10 @@ export function oracleRowOf(record: LabelRecord): OracleRow | { missing: Oracle 
     if (!decoded) return { missing: oracle };
     scores[oracle] = decoded;
   }
-  scores.verified = bestDecode([...decodes.values()]);
+  // S* as the labeler and bench/src/oracle.ts choose it: ∅ first, so it wins unless beaten.
+  const best = bestCoalition([{ ...record.empty, mask: 0 }, ...record.pool.map((c) => ({ ...c, mask: maskOf(c.members) }))])!;
+  scores.verified = { es: best.es, em: best.em, kept: popcount(best.mask) };
   return { taskId: record.id, type: record.kind, candidates: n, scores };
-}
-
-/** S*: the best by ES, then EM (the paper's order), then the smaller coalition (∅ when nothing beats it). */
-function bestDecode(decodes: readonly Decoded[]): Decoded {
-  const better = (d: Decoded, best: Decoded) =>
-    d.es !== best.es ? d.es > best.es : d.em !== best.em ? d.em : d.kept < best.kept;
-  return decodes.reduce((best, d) => (better(d, best) ? d : best));
 }
 
 function key(members: readonly number[]): string {

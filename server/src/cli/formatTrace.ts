@@ -1,11 +1,9 @@
 /** A completion trace as readable lines for the terminal (`reposhapley complete`). */
+import { formatPercent } from '../../../shared/format.js';
 import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
 
-/** A probability as a percentage; a tiny one (P(<NEED>) over the whole vocabulary) with its exponent. */
 function percent(probability: number | undefined): string {
-  if (probability === undefined) return '';
-  const value = 100 * probability;
-  return ` ${value > 0 && value < 0.1 ? value.toExponential(1) : value.toFixed(1)}%`;
+  return probability === undefined ? '' : ` ${formatPercent(probability)}`;
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import { GgufValueType, LlamaTokenType } from '../gguf/ggufTypes.js';
 import { kvArray, kvNumber, type GgufHeader } from '../gguf/ggufReader.js';
-import type { SpecialTokenIds } from '../completionModel.js';
+import { controlDecisionIds, type SpecialTokenIds } from '../completionModel.js';
 import {
   CHUNK_CLOSE_TOKENS,
   CHUNK_OPEN_TOKENS,
@@ -146,8 +146,7 @@ function typeWarnings(header: GgufHeader, special: SpecialTokenIds, tokens: stri
   const entry = header.kv.get('tokenizer.ggml.token_type');
   if (!entry || entry.type !== GgufValueType.ARRAY) return [];
   const types = entry.value.map(Number);
-  const ids = [special.fimPrefix, special.fimSuffix, special.fimMiddle, special.repoName, special.fileSeparator, special.need, special.done,
-    special.keep, special.drop, special.select, ...(special.chunkOpen ?? []), ...(special.chunkClose ?? [])];
+  const ids = [special.fimPrefix, special.fimSuffix, special.fimMiddle, special.repoName, special.fileSeparator, ...controlDecisionIds(special)];
   return ids
     .filter((id): id is number => id !== undefined && types[id] !== LlamaTokenType.CONTROL)
     .map((id) => `special token ${JSON.stringify(tokens[id])} (id ${id}) has token type ${types[id]}` +

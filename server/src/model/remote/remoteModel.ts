@@ -108,8 +108,8 @@ export class RemoteCompletionModel implements CompletionModel {
 
   constructor(private readonly api: LlamaServerApi, readonly info: ModelInfo, private readonly slots: number) {
     const s = info.special;
-    this.stopIds = new Set([s.endOfText, s.fimPrefix, s.fimSuffix, s.fimMiddle, s.repoName, s.fileSeparator, s.need, s.done, s.keep,
-      s.drop, s.select, ...(s.chunkOpen ?? []), ...(s.chunkClose ?? [])].filter((id): id is number => id !== undefined));
+    this.stopIds = new Set([s.endOfText, s.fimPrefix, s.fimSuffix, s.fimMiddle, s.repoName, s.fileSeparator, ...controlDecisionIds(s)]
+      .filter((id): id is number => id !== undefined));
   }
 
   /** Only text tokenized before by {@link tokenizeMany}; anything else throws {@link UntokenizedTextError}. */
