@@ -16,7 +16,11 @@
  *   output.f16     the model's output matrix (vocabulary × hidden, float16), for logZ and logits
  *   meta.json      hidden, vocabulary, control token ids, the model and label source
  *
- *   node dist/models/controlRows/extractFeatures.js [--labels DIR] [--model NAME|FILE] [--source shapley]
+ * With --sequences it writes the token sequences instead (sequences.jsonl: per instance the label
+ * fields and the token ids of instanceSequences.ts), for the fine-tune (models/train/control_finetune.py),
+ * with no forward pass: seconds, not minutes.
+ *
+ *   node dist/models/controlRows/extractFeatures.js [--labels DIR] [--model NAME|FILE] [--source shapley] [--sequences]
  */
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, open, readFile, stat, truncate, writeFile } from 'node:fs/promises';
@@ -32,16 +36,14 @@ import { cachedDerivedModel } from '../../server/src/modelStore/cacheDir.js';
 import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
 import { chooseLayout, type PromptLayout } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
-import { specialId, toTokenIds, type SpecialRole } from '../../server/src/prompt/segments.js';
+import { specialId, type SpecialRole } from '../../server/src/prompt/segments.js';
 import { createStreamLogger } from '../../server/src/util/logger.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusReader.js';
-import { distillLabel, LABEL_SOURCES, type DistillLabel, type LabelSource } from '../data/distillSequences.js';
+import { LABEL_SOURCES, type LabelSource } from '../data/distillSequences.js';
 import { openRepository } from '../data/repositoryTools.js';
-import type { PromptSettings } from '../data/trainingSequences.js';
-import { DEFAULT_CHUNKSHAPLEY_OPTIONS } from '../labeling/chunkShapley.js';
-import type { LabelRecord } from '../labeling/labelRecord.js';
-import { readLabelsByRepository, rebuildInstance } from '../labeling/rebuildInstance.js';
+import { readLabelsByRepository } from '../labeling/rebuildInstance.js';
 import { generationStates } from './generationStates.js';
+import { instanceSequences, type InstanceFields, type InstanceSequences } from './instanceSequences.js';
 import { PACK_TOKEN_TEXTS } from './packFiles.js';
 
 const DEFAULT_MODEL = 'qwen2.5-coder-0.5b';
@@ -62,41 +64,33 @@ interface Options {
   corpus: string;
   threads: number;
   minEs?: number;
+  sequences: boolean;
 }
 
 /** One instance's line in index.jsonl. */
-export interface FeatureRecord {
-  id: string;
-  repository: string;
-  split: 'train' | 'val';
-  kind: string;
-  retrieval: 'need' | 'done';
-  keep: boolean[];
+export interface FeatureRecord extends InstanceFields {
   triggerRow: number;
   selectionRows: number[];
   generationRows: number[];
   /** y_1..y_T: the token each generation row predicts. */
   generationTargets: number[];
-  /** ES of ∅, of S* and of every candidate (Full-Retrieve) from the labels' decodes. */
-  esEmpty: number;
-  esBest?: number;
-  esFull?: number;
 }
 
 async function main(): Promise<void> {
   const options = parseOptions();
   const modelPath = resolveModel(options.model);
-  const out = options.out ?? path.join(defaultCacheDir(), `control-features-${options.source}${options.minEs === undefined ? '' : `-es${options.minEs}`}`);
+  const kind = options.sequences ? 'sequences' : 'features';
+  const out = options.out ?? path.join(defaultCacheDir(), `control-${kind}-${options.source}${options.minEs === undefined ? '' : `-es${options.minEs}`}`);
   await mkdir(out, { recursive: true });
   await refuseOtherFormat(out);
   const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('features', 'warn'));
   if (loaded.kind !== 'ok') throw new Error(loaded.message);
   const model = loaded.model;
   if (!model.info.hasControlTokens || !model.createHiddenStateReader) throw new Error(`${modelPath} has no control tokens: pass the derived model (packTool init)`);
-  const reader = await model.createHiddenStateReader();
+  const reader = options.sequences ? undefined : await model.createHiddenStateReader();
   try {
-    const hidden = await writeMeta(out, modelPath, model, options.source);
-    const writer = await FeatureWriter.open(out, hidden);
+    const hidden = await writeMeta(out, modelPath, model, options.source, { outputMatrix: !options.sequences });
+    const writer = options.sequences ? await SequenceWriter.open(out) : await FeatureWriter.open(out, hidden);
     const labels = await readLabelsByRepository(options.labels.split(','));
     const corpus = await Corpus.open(options.manifest, options.corpus);
     const layout = chooseLayout(model.info);
@@ -108,63 +102,51 @@ async function main(): Promise<void> {
       const repo = await openRepository(path.join(corpus.dir, repository), DEFAULT_SETTINGS, new LineTokenizer(model));
       try {
         for (const record of pending) {
-          const outcome = await extractOne(record, repo, model, layout, reader, writer, options);
-          counts[outcome]++;
+          const sequences = await instanceSequences(record, repo, model, layout, options);
+          if (typeof sequences === 'string') counts[sequences]++;
+          else {
+            await (writer instanceof SequenceWriter ? writer.add(sequences) : extractStates(sequences, reader!, writer));
+            counts.written++;
+          }
           process.stderr.write(`\r${JSON.stringify(counts)}`);
         }
       } finally {
         repo.dispose();
       }
     }
-    process.stderr.write(`\nfeatures -> ${out}\n`);
+    process.stderr.write(`\n${kind} -> ${out}\n`);
   } finally {
-    await reader.dispose();
+    await reader?.dispose();
     await model.dispose();
   }
 }
 
-async function extractOne(
-  record: LabelRecord, repo: Awaited<ReturnType<typeof openRepository>>, model: CompletionModel, layout: PromptLayout,
-  reader: HiddenStateReader, writer: FeatureWriter, options: Pick<Options, 'source' | 'minEs'>,
-): Promise<'written' | 'stale' | 'unlabeled'> {
-  const thresholds = options.minEs === undefined ? undefined : { ...DEFAULT_CHUNKSHAPLEY_OPTIONS.thresholds, minEs: options.minEs };
-  const label = distillLabel(record, options.source, thresholds);
-  if (!label) return 'unlabeled';
-  const prompt: PromptSettings = {
-    contextSize: model.info.contextSize, special: model.info.special, echoLines: model.info.echoLines, layout,
-    settings: { ...DEFAULT_SETTINGS, budgets: record.generator?.budgets ?? DEFAULT_SETTINGS.budgets },
-  };
-  const prepared = await rebuildInstance(record, repo, prompt);
-  if (!prepared) return 'stale';
-  const ids = (segments: Parameters<typeof toTokenIds>[0]) => toTokenIds(segments, model.info.special);
-  const control = layout.control!;
-  const trigger = ids(control.trigger(prepared.plan));
-  const y = prepared.y.ids;
-  const { states: generation, triggerState } = await generationStates(reader, trigger, ids(layout.generation({ ...prepared.plan, packed: [] }, [])), y);
-  const selection = label.retrieval === 'need' && prepared.plan.packed.length > 0
-    ? (await reader.statesAfter(trigger, selectionSteps(control.selection(prepared.plan), trigger.length, label, ids, model))).slice(1)
-    : [];
-  await writer.add({
-    id: record.id, repository: record.repository, split: record.split, kind: record.kind, retrieval: label.retrieval, keep: label.keep,
-    esEmpty: record.empty.es, esBest: record.pool.length > 0 ? Math.max(...record.pool.map((p) => p.es)) : undefined,
-    esFull: record.pool.find((p) => p.members.length === record.candidates.length)?.es,
-  }, triggerState, selection, generation, y);
-  return 'written';
+/** The frozen states at the instance's decision positions (module comment), appended to the folder. */
+async function extractStates(sequences: InstanceSequences, reader: HiddenStateReader, writer: FeatureWriter): Promise<void> {
+  const { fields, trigger, generation: rest, y, selection: steps } = sequences;
+  const { states: generation, triggerState } = await generationStates(reader, trigger, [...trigger, ...rest], y);
+  const selection = steps.length > 0 ? (await reader.statesAfter(trigger, steps)).slice(1) : [];
+  await writer.add(fields, triggerState, selection, generation, y);
 }
 
-/**
- * The selection steps after the trigger, teacher-forced: step 0 is what the selection prefix adds
- * to the trigger (`<NEED>`) and candidate 1; step i is q_i* (the label) and candidate i + 1.
- */
-function selectionSteps(
-  selection: ReturnType<NonNullable<PromptLayout['control']>['selection']>, triggerLength: number, label: DistillLabel,
-  ids: (segments: Parameters<typeof toTokenIds>[0]) => number[], model: CompletionModel,
-): number[][] {
-  const { keep: keepId, drop: dropId } = model.info.special;
-  const prefixTail = ids(selection.prefix).slice(triggerLength);
-  return selection.steps.map((step, i) => [
-    ...(i === 0 ? prefixTail : [label.keep[i - 1] ? keepId! : dropId!]), ...ids(step),
-  ]);
+/** The sequences themselves (sequences.jsonl, one instance per line) for the fine-tune; resumable like the states. */
+class SequenceWriter {
+  private constructor(private readonly file: string, readonly done: Set<string>) {}
+
+  static async open(dir: string): Promise<SequenceWriter> {
+    const file = path.join(dir, 'sequences.jsonl');
+    const lines = existsSync(file) ? (await readFile(file, 'utf8')).split('\n') : [];
+    const whole = lines.flatMap((line) => { try { return line ? [{ line, id: (JSON.parse(line) as { id: string }).id }] : []; } catch { return []; } });
+    // Rewrite without a torn last line.
+    await writeFile(file, whole.map(({ line }) => `${line}\n`).join(''));
+    return new SequenceWriter(file, new Set(whole.map((r) => r.id)));
+  }
+
+  async add(sequences: InstanceSequences): Promise<void> {
+    const { fields, ...tokens } = sequences;
+    await appendFile(this.file, `${JSON.stringify({ ...fields, ...tokens })}\n`);
+    this.done.add(fields.id);
+  }
 }
 
 /** Appends states and index lines; knows which ids are done and cuts a torn tail on open. */
@@ -205,14 +187,16 @@ class FeatureWriter {
 }
 
 /** meta.json, and output.f16 once (the output matrix the trainer computes logits with); returns the hidden width. */
-async function writeMeta(out: string, modelPath: string, model: CompletionModel, source: LabelSource): Promise<number> {
+async function writeMeta(
+  out: string, modelPath: string, model: CompletionModel, source: LabelSource, { outputMatrix }: { outputMatrix: boolean },
+): Promise<number> {
   const read = await readGgufHeader(modelPath);
   if (read.kind !== 'ok') throw new Error(read.message);
   const tensor = read.header.tensors.find((t) => t.name === 'output.weight');
   if (!tensor) throw new Error(`${modelPath} has no output.weight`);
   const [hidden, vocabulary] = [tensor.ne[0]!, tensor.ne[1]!];
   const matrixFile = path.join(out, 'output.f16');
-  if (!existsSync(matrixFile) || (await stat(matrixFile)).size !== hidden * vocabulary * 2) {
+  if (outputMatrix && (!existsSync(matrixFile) || (await stat(matrixFile)).size !== hidden * vocabulary * 2)) {
     const values = decodeTensorData(await readTensorBytes(modelPath, read.header, tensor), tensor.type as WritableGgmlType, hidden * vocabulary);
     const file = await open(matrixFile, 'w');
     try {
@@ -268,6 +252,7 @@ function parseOptions(): Options {
     .option('--manifest <file>', 'corpus manifest', DEFAULT_MANIFEST)
     .option('--corpus <dir>', 'corpus folder', defaultCorpusDir())
     .option('--threads <n>', 'model threads', Number, 2)
+    .option('--sequences', 'write the token sequences (sequences.jsonl) for the fine-tune instead of states: no forward passes', false)
     .option('--min-es <n>', 'τ_es for the shapley source: relabel from each record\'s decoded pool (default: the labeler\'s 50)', Number)
     .parse()
     .opts<Options>();

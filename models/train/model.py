@@ -40,6 +40,9 @@ class ModelConfig:
     rope_theta: float = 10000.0
     norm_eps: float = 1e-5
     tie_embeddings: bool = True
+    # Qwen2 (llama.cpp's qwen2 graph): biases on q, k, v, and RoPE in NEOX mode (halves rotated).
+    attention_bias: bool = False
+    rope_neox: bool = False
 
     def __post_init__(self) -> None:
         if self.n_kv_heads == 0:
@@ -84,9 +87,15 @@ def rope_tables(head_dim: int, length: int, theta: float) -> tuple[torch.Tensor,
     return torch.cos(angles).float(), torch.sin(angles).float()
 
 
-def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """Rotate adjacent pairs of x [B, T, H, D] (llama.cpp LLAMA_ROPE_TYPE_NORM)."""
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, neox: bool = False) -> torch.Tensor:
+    """Rotate adjacent pairs of x [B, T, H, D] (llama.cpp LLAMA_ROPE_TYPE_NORM), or with `neox`
+    the pairs (x[i], x[i + D/2]) (LLAMA_ROPE_TYPE_NEOX, Qwen2's)."""
     b, t, h, d = x.shape
+    if neox:
+        x0, x1 = x.float().split(d // 2, dim=-1)
+        c = cos[:t][None, :, None, :]
+        s = sin[:t][None, :, None, :]
+        return torch.cat((x0 * c - x1 * s, x0 * s + x1 * c), dim=-1).to(x.dtype)
     pairs = x.float().reshape(b, t, h, d // 2, 2)
     x0, x1 = pairs[..., 0], pairs[..., 1]
     c = cos[:t][None, :, None, :]
@@ -101,22 +110,27 @@ class Attention(nn.Module):
         self.n_heads = config.n_heads
         self.n_kv_heads = config.n_kv_heads
         self.head_dim = config.head_dim
+        self.neox = config.rope_neox
         kv_dim = config.n_kv_heads * config.head_dim
-        self.wq = nn.Linear(config.d_model, config.d_model, bias=False)
-        self.wk = nn.Linear(config.d_model, kv_dim, bias=False)
-        self.wv = nn.Linear(config.d_model, kv_dim, bias=False)
+        self.wq = nn.Linear(config.d_model, config.d_model, bias=config.attention_bias)
+        self.wk = nn.Linear(config.d_model, kv_dim, bias=config.attention_bias)
+        self.wv = nn.Linear(config.d_model, kv_dim, bias=config.attention_bias)
         self.wo = nn.Linear(config.d_model, config.d_model, bias=False)
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         b, t, _ = x.shape
-        q = apply_rope(self.wq(x).view(b, t, self.n_heads, self.head_dim), cos, sin)
-        k = apply_rope(self.wk(x).view(b, t, self.n_kv_heads, self.head_dim), cos, sin)
+        q = apply_rope(self.wq(x).view(b, t, self.n_heads, self.head_dim), cos, sin, self.neox)
+        k = apply_rope(self.wk(x).view(b, t, self.n_kv_heads, self.head_dim), cos, sin, self.neox)
         v = self.wv(x).view(b, t, self.n_kv_heads, self.head_dim)
         group = self.n_heads // self.n_kv_heads
         if group > 1:
             k = k.repeat_interleave(group, dim=2)
             v = v.repeat_interleave(group, dim=2)
         q, k, v = (z.transpose(1, 2) for z in (q, k, v))  # [B, H, T, D]
+        if mask.dim() == 2 and hasattr(F, "scaled_dot_product_attention"):
+            # Plain causal attention: torch 2's fused kernel, same math, no T x T scores kept for backward.
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, t, -1)
+            return self.wo(out)
         scores = torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(self.head_dim))
         weights = torch.softmax(scores.float() + mask, dim=-1).to(v.dtype)
         out = torch.matmul(weights, v).transpose(1, 2).reshape(b, t, -1)
@@ -170,6 +184,8 @@ class LlamaModel(nn.Module):
         for name, param in self.named_parameters():
             if name.endswith("norm.weight"):
                 nn.init.ones_(param)
+            elif name.endswith(".bias"):
+                nn.init.zeros_(param)
             elif name.endswith("wo.weight") or name.endswith("w_down.weight"):
                 nn.init.normal_(param, 0.0, residual_std)
             else:
@@ -178,6 +194,11 @@ class LlamaModel(nn.Module):
     def forward(self, tokens: torch.Tensor, docs: torch.Tensor | None = None) -> torch.Tensor:
         """tokens [B, T] -> logits [B, T, vocab] (in the autocast dtype when autocasting).
         docs [B, T] (optional): document ids of packed sequences; attention stays within one."""
+        return self.lm_head(self.hidden(tokens, docs))
+
+    def hidden(self, tokens: torch.Tensor, docs: torch.Tensor | None = None) -> torch.Tensor:
+        """The final hidden states [B, T, d_model], after the output norm: what the output head
+        reads. A large vocabulary's logits are then computed only where a loss needs them."""
         t = tokens.shape[1]
         if t > self.config.context_length:
             raise ValueError(f"sequence of {t} tokens exceeds the context length {self.config.context_length}")
@@ -188,7 +209,7 @@ class LlamaModel(nn.Module):
         x = self.tok_emb(tokens)
         for layer in self.layers:
             x = layer(x, self.rope_cos, self.rope_sin, mask)
-        return self.lm_head(self.norm(x))
+        return self.norm(x)
 
     def parameter_counts(self) -> dict:
         total = sum(p.numel() for p in self.parameters())  # tied weights are counted once
@@ -206,6 +227,10 @@ def gguf_tensors(model: LlamaModel) -> Iterator[tuple[str, torch.Tensor]]:
         yield f"blk.{i}.attn_k.weight", block.attn.wk.weight
         yield f"blk.{i}.attn_v.weight", block.attn.wv.weight
         yield f"blk.{i}.attn_output.weight", block.attn.wo.weight
+        if model.config.attention_bias:
+            yield f"blk.{i}.attn_q.bias", block.attn.wq.bias
+            yield f"blk.{i}.attn_k.bias", block.attn.wk.bias
+            yield f"blk.{i}.attn_v.bias", block.attn.wv.bias
         yield f"blk.{i}.ffn_norm.weight", block.ffn_norm.weight
         yield f"blk.{i}.ffn_gate.weight", block.ffn.w_gate.weight
         yield f"blk.{i}.ffn_up.weight", block.ffn.w_up.weight

@@ -1,0 +1,98 @@
+/**
+ * One labeled instance as the token sequences its control decisions are made in (issue 20),
+ * rebuilt exactly as it was labeled and prompted by the layout's control format
+ * (prompt/layouts.ts), teacher-forced with the labels. Both trainers read these: the output rows
+ * through the frozen states extractFeatures takes at the decision positions, the GPU fine-tune
+ * (exportSequences, models/train/control_finetune.py) through the tokens themselves.
+ */
+import type { CompletionModel } from '../../server/src/model/completionModel.js';
+import type { PromptLayout } from '../../server/src/prompt/layouts.js';
+import { toTokenIds } from '../../server/src/prompt/segments.js';
+import { DEFAULT_SETTINGS } from '../../shared/settings.js';
+import { distillLabel, type LabelSource } from '../data/distillSequences.js';
+import type { openRepository } from '../data/repositoryTools.js';
+import type { PromptSettings } from '../data/trainingSequences.js';
+import { DEFAULT_CHUNKSHAPLEY_OPTIONS } from '../labeling/chunkShapley.js';
+import type { LabelRecord } from '../labeling/labelRecord.js';
+import { rebuildInstance } from '../labeling/rebuildInstance.js';
+
+/** What an instance's label says, beside its sequences. */
+export interface InstanceFields {
+  id: string;
+  repository: string;
+  split: 'train' | 'val';
+  kind: string;
+  retrieval: 'need' | 'done';
+  keep: boolean[];
+  /** ES of ∅, of S* and of every candidate (Full-Retrieve) from the labels' decodes. */
+  esEmpty: number;
+  esBest?: number;
+  esFull?: number;
+}
+
+/**
+ * trigger     the trigger prompt; its last position decides r* (<NEED>/<DONE>)            L_R
+ * generation  what the no-retrieval generation prompt adds to the trigger (often nothing);
+ *             then Y, teacher-forced                                                      L_Y
+ * selection   the steps after the trigger (NEED instances with candidates): step 0 is what
+ *             the selection prefix adds to the trigger and candidate 1, step i is q_i* and
+ *             candidate i + 1; the last position of step i decides q_{i+1}*              L_S
+ */
+export interface InstanceSequences {
+  fields: InstanceFields;
+  trigger: number[];
+  generation: number[];
+  y: number[];
+  selection: number[][];
+}
+
+export interface SequenceOptions {
+  source: LabelSource;
+  minEs?: number;
+}
+
+export type Repository = Awaited<ReturnType<typeof openRepository>>;
+
+/** The instance's sequences; 'unlabeled' when the label source keeps nothing, 'stale' when it no longer rebuilds. */
+export async function instanceSequences(
+  record: LabelRecord, repo: Repository, model: CompletionModel, layout: PromptLayout, options: SequenceOptions,
+): Promise<InstanceSequences | 'stale' | 'unlabeled'> {
+  const thresholds = options.minEs === undefined ? undefined : { ...DEFAULT_CHUNKSHAPLEY_OPTIONS.thresholds, minEs: options.minEs };
+  const label = distillLabel(record, options.source, thresholds);
+  if (!label) return 'unlabeled';
+  const prompt: PromptSettings = {
+    contextSize: model.info.contextSize, special: model.info.special, echoLines: model.info.echoLines, layout,
+    settings: { ...DEFAULT_SETTINGS, budgets: record.generator?.budgets ?? DEFAULT_SETTINGS.budgets },
+  };
+  const prepared = await rebuildInstance(record, repo, prompt);
+  if (!prepared) return 'stale';
+  const ids = (segments: Parameters<typeof toTokenIds>[0]) => toTokenIds(segments, model.info.special);
+  const control = layout.control!;
+  const trigger = ids(control.trigger(prepared.plan));
+  const noRetrieval = ids(layout.generation({ ...prepared.plan, packed: [] }, []));
+  if (noRetrieval.length < trigger.length || trigger.some((id, i) => noRetrieval[i] !== id)) {
+    throw new Error('the no-retrieval prompt does not continue the trigger prompt: the layout reads them apart (prompt/layouts.ts)');
+  }
+  const selection = label.retrieval === 'need' && prepared.plan.packed.length > 0
+    ? selectionSteps(control.selection(prepared.plan), trigger.length, label.keep, ids, model)
+    : [];
+  return {
+    fields: {
+      id: record.id, repository: record.repository, split: record.split, kind: record.kind, retrieval: label.retrieval, keep: label.keep,
+      esEmpty: record.empty.es, esBest: record.pool.length > 0 ? Math.max(...record.pool.map((p) => p.es)) : undefined,
+      esFull: record.pool.find((p) => p.members.length === record.candidates.length)?.es,
+    },
+    trigger, generation: noRetrieval.slice(trigger.length), y: prepared.y.ids, selection,
+  };
+}
+
+function selectionSteps(
+  selection: ReturnType<NonNullable<PromptLayout['control']>['selection']>, triggerLength: number, keep: boolean[],
+  ids: (segments: Parameters<typeof toTokenIds>[0]) => number[], model: CompletionModel,
+): number[][] {
+  const { keep: keepId, drop: dropId } = model.info.special;
+  const prefixTail = ids(selection.prefix).slice(triggerLength);
+  return selection.steps.map((step, i) => [
+    ...(i === 0 ? prefixTail : [keep[i - 1] ? keepId! : dropId!]), ...ids(step),
+  ]);
+}
