@@ -54,6 +54,8 @@ export interface CompletionSettings {
   modelServerApiKey: string;
   /** Longest wait for one model-server request, in milliseconds; then the completion is empty. */
   modelServerTimeoutMs: number;
+  /** A llama.cpp LoRA adapter GGUF applied to the model asked for (not to a fallback); empty: none. */
+  adapterPath: string;
   policy: PolicyName;
   /** Which FIM layout a model without control tokens gets (prompt/layouts.ts). */
   layout: LayoutPreference;
@@ -189,6 +191,10 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   modelServerTimeoutMs: {
     type: 'integer', default: 30_000, min: 100, max: 600_000,
     description: 'Milliseconds one request to `modelServer` may take before it is abandoned and the completion comes back empty.',
+  },
+  adapterPath: {
+    type: 'string', default: '',
+    description: 'LoRA adapter GGUF (llama.cpp `--lora`) applied to the model asked for, such as the control fine-tune\'s (`models/train/lora_gguf.py`); not to the bundled fallback or a `modelServer`. Empty: none.',
   },
   policy: {
     type: 'string', default: 'auto', enum: POLICY_NAMES,

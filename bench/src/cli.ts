@@ -58,6 +58,7 @@ function program(): Command {
   return new Command('bench')
     .description('RepoEval-style completion benchmark over the built server (stdio), per policy')
     .option('--model <path>', 'GGUF model (default: REPOSHAPLEY_MODEL, then the bundled model)')
+    .option('--adapter <file>', 'a LoRA adapter GGUF on the model (the adapterPath setting; models/train/lora_gguf.py)')
     .option('--model-server <url>', 'also run every task through this llama-server and compare (report: model-server.md)')
     .addOption(new Option('--policies <list>', 'policies to compare').argParser(listOf(POLICY_NAMES, 'policies'))
       .default(['none', 'full', 'reposhapley'] as PolicyName[], 'none,full,reposhapley'))
@@ -92,7 +93,7 @@ function program(): Command {
 }
 
 interface Flags {
-  model?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
+  model?: string; adapter?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
   packageList: string; perFileCap: number; typing?: boolean; rest: boolean; pauseMs?: number; keys: number; gapMs: [number, number]; threads?: number;
   maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean;
 }
@@ -108,6 +109,7 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
     command: ['npm run bench --', ...argv].join(' '),
   };
   if (flags.model) options.model = userPath(flags.model);
+  if (flags.adapter) options.adapter = userPath(flags.adapter);
   if (flags.modelServer) options.modelServer = flags.modelServer;
   if (flags.threads !== undefined) options.threads = flags.threads;
   if (flags.maxTokens !== undefined) options.maxTokens = flags.maxTokens;

@@ -26,6 +26,8 @@ import type { TaskType } from './tasks/types.js';
 export interface BenchOptions {
   /** GGUF path; undefined lets the server pick (REPOSHAPLEY_MODEL, then the bundled model). */
   model?: string;
+  /** A LoRA adapter GGUF on the model (the adapterPath setting). */
+  adapter?: string;
   policies: PolicyName[];
   types: TaskType[];
   limit: number;
@@ -112,7 +114,7 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
   const timing = harnessTiming(local.results, local.repositories);
   const meta: ReportMeta = {
     command: options.command, startedAt: started.toISOString(), wallMs: Date.now() - started.getTime(),
-    model: options.model ?? '(server default)', seed: options.seed, repositories: repositories.map((r) => r.name),
+    model: `${options.model ?? '(server default)'}${options.adapter ? ` + LoRA adapter ${options.adapter}` : ''}`, seed: options.seed, repositories: repositories.map((r) => r.name),
     machine: `${os.availableParallelism()} cores, load average ${loadAverage.toFixed(1)} at start`, typing: options.typing !== undefined,
     ...(finished.size > 0 ? { resumedResults: finished.size } : {}),
   };
@@ -160,6 +162,7 @@ function serverSettings(options: BenchOptions): SettingsPatch {
   if (options.budgets !== undefined) settings.budgets = options.budgets;
   if (options.layout !== undefined) settings.layout = options.layout;
   if (options.needThreshold !== undefined) settings.needThreshold = options.needThreshold;
+  if (options.adapter) settings.adapterPath = options.adapter;
   return settings;
 }
 

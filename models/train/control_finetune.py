@@ -23,7 +23,8 @@ the validation metrics are reported after each epoch, never used to pick one.
 
 Writes OUT/metrics.json (per epoch: losses, trigger AUC over the vocabulary and the pair, KEEP
 AUC, t_c by the label proxy), OUT/rows.f32 (the pack's layout: per token its input and output
-row) and, in lora mode, OUT/lora.pt (the adapters, by GGUF tensor name).
+row) and, in lora mode, OUT/lora.pt (the adapters, by GGUF tensor name) and OUT/lora.gguf (the
+same as a llama.cpp LoRA adapter: the server's adapterPath setting, the bench's --adapter).
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ from torch import nn
 
 from control_rows import LAMBDA_R, LAMBDA_S, auc, tune_threshold
 from gguf_weights import load_qwen2
+from lora_gguf import write_lora_gguf
 from model import LlamaModel
 
 
@@ -305,7 +307,9 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     tuner.control_rows(control_ids).numpy().astype("<f4").tofile(args.out / "rows.f32")
     if args.mode == "lora":
-        torch.save(tuner.lora_tensors(), args.out / "lora.pt")
+        adapters = tuner.lora_tensors()
+        torch.save(adapters, args.out / "lora.pt")
+        write_lora_gguf(adapters, args.out / "lora.gguf", "qwen2")
     metrics = {
         "mode": args.mode, "rank": args.rank if args.mode == "lora" else None, "alpha": args.alpha, "lr": lr, "epochs": args.epochs,
         "lambda_R": LAMBDA_R, "lambda_S": LAMBDA_S, "trigger": trigger, "model": str(args.model), "sequences": str(args.sequences),

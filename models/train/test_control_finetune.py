@@ -186,6 +186,17 @@ class GgufTest(unittest.TestCase):
             self.assertEqual(rows.size, len(texts) * 2 * TINY["d_model"])
             adapters = torch.load(tmp / "out" / "lora.pt")
             self.assertEqual(adapters["blk.0.attn_q.weight.lora_a"].shape, (8, TINY["d_model"]))
+            from gguf import GGUFReader
+            adapter = GGUFReader(str(tmp / "out" / "lora.gguf"))
+            self.assertEqual(adapter.fields["general.type"].contents(), "adapter")
+            self.assertEqual(adapter.fields["general.architecture"].contents(), "qwen2")
+            self.assertEqual(adapter.fields["adapter.lora.alpha"].contents(), 8.0)  # the rank: B carries the scale
+            shapes = {t.name: [int(d) for d in t.shape] for t in adapter.tensors}  # ggml order
+            kv = TINY["n_kv_heads"] * TINY["d_model"] // TINY["n_heads"]
+            self.assertEqual(shapes["blk.1.attn_k.weight.lora_a"], [TINY["d_model"], 8])
+            self.assertEqual(shapes["blk.1.attn_k.weight.lora_b"], [8, kv])
+            b = next(t for t in adapter.tensors if t.name == "blk.1.attn_k.weight.lora_b")
+            np.testing.assert_allclose(np.array(b.data).reshape(kv, 8), adapters["blk.1.attn_k.weight.lora_b"].numpy())
 
 
 if __name__ == "__main__":

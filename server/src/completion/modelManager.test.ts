@@ -159,3 +159,18 @@ test('a model that dies in service is replaced by the fallback and not loaded ag
   expect(await models.get(current)).toMatchObject({ kind: 'ok', label: DEFAULT_MODEL_NAME, isFallback: false });
   expect(loaded).toEqual([entry.fileName, 'small.gguf', entry.fileName]);
 });
+
+test('the adapter setting reaches the model asked for, never the bundled fallback', async () => {
+  const { pulled, bundled } = await pulledAndBundled('corrupt');
+  const seen: { path: string; adapterPath?: string }[] = [];
+  const files = fileLoader();
+  const loader: ModelLoader = async (options, logger) => {
+    seen.push({ path: options.path, adapterPath: options.adapterPath });
+    return options.path === pulled ? { kind: 'invalid', message: 'adapter does not fit' } : files(options, logger);
+  };
+  const models = new ModelManager(loader, silentLogger, { lock: new Mutex(), now: () => 1_000, plan: { env: {}, bundled: () => bundled } });
+
+  const state = await models.get(settingsFrom({ modelCacheDir: dir, adapterPath: '/adapters/lora.gguf' }));
+  expect(state).toMatchObject({ kind: 'ok', isFallback: true });
+  expect(seen).toEqual([{ path: pulled, adapterPath: '/adapters/lora.gguf' }, { path: bundled, adapterPath: undefined }]);
+});

@@ -69,6 +69,7 @@ interface LoadRequest {
   gpuLayers: LoadModelOptions['gpuLayers'];
   layout: LayoutPreference;
   server?: LoadModelOptions['server'];
+  adapterPath?: string;
 }
 
 /** One load: its settings key, its outcome, and for a failure what to watch for a retry. */
@@ -127,6 +128,7 @@ export class ModelManager {
     const plan = planModel(settings, this.planInputs);
     const request: LoadRequest = {
       ...plan, threads: settings.threads, gpuLayers: settings.gpuLayers, layout: settings.layout,
+      ...(settings.adapterPath ? { adapterPath: settings.adapterPath } : {}),
       ...(settings.modelServer ? { server: serverOptions(settings) } : {}),
     };
     const key = JSON.stringify(request);
@@ -225,6 +227,8 @@ export class ModelManager {
     for (const candidate of request.candidates) {
       const options: LoadModelOptions = {
         path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers, ...(candidate.remote ? { server: request.server } : {}),
+        // The adapter was trained on the model asked for: the fallback and a model server run without it.
+        ...(request.adapterPath && !candidate.isFallback && !candidate.remote ? { adapterPath: request.adapterPath } : {}),
       };
       // Stamped before loading: a file that changes while it loads is seen as changed afterwards.
       const stamp = fileStamp(options.path);

@@ -239,6 +239,11 @@ export interface LoadModelOptions {
    * reused cache would no longer reproduce a fresh evaluation; without it they agree to ~1e-6.
    */
   flashAttention?: boolean;
+  /**
+   * A llama.cpp LoRA adapter GGUF applied to every context of the model (`--lora`): the control
+   * fine-tune's adapters (models/train/control_finetune.py, lora_gguf.py). Local models only.
+   */
+  adapterPath?: string;
 }
 
 /** Outcome of loading: a model, or a user-facing reason with the fix. */

@@ -10,17 +10,19 @@
  */
 import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
 import type { HiddenStateReader } from '../completionModel.js';
+import { adapterOption } from './contextOptions.js';
 
 interface EmbeddingNative {
   getEmbedding(inputTokensLength: number, maxVectorSize?: number): Float64Array;
 }
 
 export async function createHiddenStateReader(
-  model: LlamaModel, settings: { contextSize: number; threads: number; batchSize?: number },
+  model: LlamaModel, settings: { contextSize: number; threads: number; batchSize?: number; adapterPath?: string },
 ): Promise<HiddenStateReader> {
   const context = await model.createContext({
     contextSize: settings.contextSize, sequences: 1, threads: settings.threads, flashAttention: false,
     ...(settings.batchSize ? { batchSize: settings.batchSize } : {}),
+    ...adapterOption(settings),
     // Internal in node-llama-cpp 3.x: makes llama.cpp keep the output norm's result.
     ...({ _embeddings: true } as object),
   });

@@ -4,6 +4,7 @@
  */
 import { TokenBias, type LlamaModel, type Token } from 'node-llama-cpp';
 import { controlDecisionIds, type CompletionModel, type HiddenStateReader, type ModelInfo, type ModelSession } from '../completionModel.js';
+import { adapterOption } from './contextOptions.js';
 import { createHiddenStateReader } from './hiddenStates.js';
 import type { Logger } from '../../util/logger.js';
 import { LlamaSession, type SessionModelHooks } from './llamaSession.js';
@@ -16,7 +17,10 @@ export interface LlamaContextSettings {
   threads: number;
   flashAttention: boolean;
   batchSize?: number;
+  /** A LoRA adapter GGUF applied to every context (LoadModelOptions.adapterPath). */
+  adapterPath?: string;
 }
+
 
 /** A loaded GGUF model; each session gets its own llama.cpp context with one sequence. */
 export class LlamaCompletionModel implements CompletionModel {
@@ -54,6 +58,7 @@ export class LlamaCompletionModel implements CompletionModel {
       threads: this.settings.threads,
       flashAttention: this.settings.flashAttention,
       ...(this.settings.batchSize ? { batchSize: this.settings.batchSize } : {}),
+      ...adapterOption(this.settings),
     });
     const sequence = context.getSequence({
       // Operations check their size first, so a shift means a bug; fail instead of silently

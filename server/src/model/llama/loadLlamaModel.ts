@@ -37,6 +37,8 @@ const SETTING_HINT = 'Set reposhapley.modelPath to a GGUF model file, or leave i
 export async function loadLlamaModel(options: LoadModelOptions, logger: Logger): Promise<LoadModelResult> {
   const checked = await validateModelFile(options.path);
   if (checked.kind !== 'ok') return checked;
+  const adapterProblem = options.adapterPath ? await adapterFileProblem(options.adapterPath, checked.header) : undefined;
+  if (adapterProblem) return { kind: 'invalid', message: adapterProblem };
   const threads = resolveThreads(options.threads);
   if (threads < options.threads) {
     logger.warn(`threads ${options.threads} asked for, ${threads} used: this machine has ${threads} cores, ` +
@@ -55,8 +57,10 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger):
       contextSize, threads, gpuLayers: model.gpuLayers,
     });
     logger.info(`loaded ${info.name ?? info.architecture} from ${options.path}: vocabulary ${info.vocabularySize}, ` +
-      `context ${contextSize}, threads ${threads}, GPU layers ${model.gpuLayers}, control tokens ${info.hasControlTokens}`);
-    return { kind: 'ok', model: new LlamaCompletionModel(model, info, { contextSize, threads, flashAttention: options.flashAttention ?? false, batchSize: options.batchSize }, logger, lease.release) };
+      `context ${contextSize}, threads ${threads}, GPU layers ${model.gpuLayers}, control tokens ${info.hasControlTokens}` +
+      (options.adapterPath ? `, LoRA adapter ${options.adapterPath}` : ''));
+    const settings = { contextSize, threads, flashAttention: options.flashAttention ?? false, batchSize: options.batchSize, adapterPath: options.adapterPath };
+    return { kind: 'ok', model: new LlamaCompletionModel(model, info, settings, logger, lease.release) };
   } catch (error) {
     // node-llama-cpp says only "Failed to load model"; llama.cpp logged why, but its log lines
     // reach us through the event loop and may still be queued: let them arrive (a failed load is rare).
@@ -115,6 +119,44 @@ export async function validateModelFile(path: string): Promise<ValidatedFile> {
     return { kind: 'invalid', message: `${path} is not a usable model: ${problem} (llama.cpp would abort on it). Download or export the model again. ${SETTING_HINT}` };
   }
   return read;
+}
+
+/**
+ * Why llama.cpp would refuse the LoRA adapter at `path` for the model with `model`'s header, or
+ * undefined when it fits: an adapter GGUF of the model's architecture whose every
+ * `W.lora_a` / `W.lora_b` pair names one of the model's weights with matching shapes
+ * (llama.cpp checks the same and fails the context rather than the file).
+ */
+export async function adapterFileProblem(path: string, model: GgufHeader): Promise<string | undefined> {
+  const fix = 'Write it again with models/train/lora_gguf.py from the fine-tune of this model, or clear the adapter setting.';
+  const read = await readGgufHeader(path);
+  if (read.kind === 'missing') return `LoRA adapter not found: ${path}. ${fix}`;
+  if (read.kind !== 'ok') return `LoRA adapter ${path}: ${read.message}. ${fix}`;
+  const adapter = read.header;
+  if (kvString(adapter, 'general.type') !== 'adapter' || kvString(adapter, 'adapter.type') !== 'lora') {
+    return `${path} is not a LoRA adapter GGUF (general.type "adapter", adapter.type "lora"). ${fix}`;
+  }
+  // llama.cpp asserts (aborting the process) on these keys' types rather than failing the load.
+  const alpha = adapter.kv.get('adapter.lora.alpha');
+  if (alpha && alpha.type !== GgufValueType.FLOAT32) return `LoRA adapter ${path}: adapter.lora.alpha must be a float32. ${fix}`;
+  const invocation = adapter.kv.get('adapter.alora.invocation_tokens');
+  if (invocation && !(invocation.type === GgufValueType.ARRAY && invocation.elementType === GgufValueType.UINT32)) {
+    return `LoRA adapter ${path}: adapter.alora.invocation_tokens must be an array of uint32. ${fix}`;
+  }
+  const [own, base] = [kvString(adapter, 'general.architecture'), kvString(model, 'general.architecture')];
+  if (own !== base) return `LoRA adapter ${path} is for ${own ?? 'no architecture'}, the model is ${base}. ${fix}`;
+  const weights = new Map(model.tensors.map((t) => [t.name, t.ne]));
+  const tensors = new Map(adapter.tensors.map((t) => [t.name, t.ne]));
+  for (const [name, a] of tensors) {
+    if (!name.endsWith('.lora_a')) continue;
+    const target = name.slice(0, -'.lora_a'.length);
+    const [w, b] = [weights.get(target), tensors.get(`${target}.lora_b`)];
+    if (!w) return `LoRA adapter ${path} adapts ${target}, which the model does not have. ${fix}`;
+    if (!b || a[0] !== w[0] || b[1] !== w[1] || a[1] !== b[0]) {
+      return `LoRA adapter ${path}: ${target}'s adapters do not fit its shape [${w.join(', ')}]. ${fix}`;
+    }
+  }
+  return undefined;
 }
 
 function describeModel(
