@@ -34,6 +34,8 @@ export interface InstanceFields {
  * trigger     the trigger prompt; its last position decides r* (<NEED>/<DONE>)            L_R
  * generation  what the no-retrieval generation prompt adds to the trigger (often nothing);
  *             then Y, teacher-forced                                                      L_Y
+ * end         the token that closes the middle after Y (the layout's end of text): the
+ *             fine-tune's L_Y ends with it, so the model learns where a completion stops
  * selection   the steps after the trigger (NEED instances with candidates): step 0 is what
  *             the selection prefix adds to the trigger and candidate 1, step i is q_i* and
  *             candidate i + 1; the last position of step i decides q_{i+1}*              L_S
@@ -43,6 +45,7 @@ export interface InstanceSequences {
   trigger: number[];
   generation: number[];
   y: number[];
+  end?: number;
   selection: number[][];
 }
 
@@ -82,7 +85,7 @@ export async function instanceSequences(
       esEmpty: record.empty.es, esBest: record.pool.length > 0 ? Math.max(...record.pool.map((p) => p.es)) : undefined,
       esFull: record.pool.find((p) => p.members.length === record.candidates.length)?.es,
     },
-    trigger, generation: noRetrieval.slice(trigger.length), y: prepared.y.ids, selection,
+    trigger, generation: noRetrieval.slice(trigger.length), y: prepared.y.ids, end: model.info.special.endOfText, selection,
   };
 }
 

@@ -57,9 +57,12 @@ class Sequence:
 
 
 def instance_sequences(record: dict, ids: dict[str, int]) -> list[Sequence]:
-    """The instance's two passes: the trigger prompt continued by Y (r* and Y), and the trigger
-    prompt continued by the teacher-forced selection steps (each q_i*)."""
-    trigger, rest, y = record["trigger"], record["generation"], record["y"]
+    """The instance's two passes: the trigger prompt continued by Y and the token that ends the
+    middle (r*, Y and where it stops), and the trigger prompt continued by the teacher-forced
+    selection steps (each q_i*). Without the end token a tuned model learns what to write but
+    not where to stop (an adapter trained so appended comments to every line)."""
+    trigger, rest = record["trigger"], record["generation"]
+    y = record["y"] + ([record["end"]] if record.get("end") is not None else [])
     decision = len(trigger) - 1
     start = decision + len(rest)
     first = Sequence(
@@ -176,7 +179,7 @@ def batches(passes: list[Sequence], max_tokens: int, shuffle: random.Random | No
 
 
 def run_batch(tuner: Tuner, batch: list[Sequence], device: str, autocast: bool):
-    """Per-term summed cross-entropies of a batch, and the logits at each kind of position."""
+    """Per-term summed cross-entropies of a batch; the logits, kind and target at each position."""
     width = max(len(p.tokens) for p in batch)
     tokens = torch.zeros(len(batch), width, dtype=torch.long)  # right padding: causal, so it is never read
     rows, cols, targets, kinds = [], [], [], []
@@ -193,7 +196,7 @@ def run_batch(tuner: Tuner, batch: list[Sequence], device: str, autocast: bool):
     for kind in ("trigger", "selection", "completion"):
         mask = torch.tensor([k == kind for k in kinds], device=device)
         terms[kind] = losses[mask].sum()
-    return terms, logits, kinds
+    return terms, logits, kinds, targets
 
 
 def evaluate(tuner: Tuner, records: list[dict], ids: dict[str, int], device: str, autocast: bool) -> dict:
@@ -204,18 +207,18 @@ def evaluate(tuner: Tuner, records: list[dict], ids: dict[str, int], device: str
     with torch.no_grad():
         for record in records:
             for p in instance_sequences(record, ids):
-                terms, logits, kinds = run_batch(tuner, [p], device, autocast)
+                terms, logits, kinds, targets = run_batch(tuner, [p], device, autocast)
                 for k, v in terms.items():
                     totals[k] += float(v)
                 probs = logits.float().softmax(-1)
-                for row, kind in enumerate(kinds):
+                for row, (kind, target) in enumerate(zip(kinds, targets)):
                     if kind == "trigger":
                         need_vocab.append(float(probs[row, ids["need"]]))
                         need_pair.append(float(torch.sigmoid(logits[row, ids["need"]] - logits[row, ids["done"]])))
-                        truth.append(record["retrieval"] == "need")
+                        truth.append(target == ids["need"])
                     elif kind == "selection":
                         keep_scores.append(float(torch.sigmoid(logits[row, ids["keep"]] - logits[row, ids["drop"]])))
-                keep_truth += [bool(k) for k in record["keep"][:len(p.selection)]] if p.selection else []
+                        keep_truth.append(target == ids["keep"])
     count = max(1, len(records))
     return {
         "instances": len(records), "selection_positions": len(keep_scores),
@@ -231,7 +234,7 @@ def train_epoch(tuner: Tuner, optimizer, records: list[dict], ids, device, autoc
     passes = [p for record in records for p in instance_sequences(record, ids)]
     total = 0.0
     for batch in batches(passes, max_tokens, rng):
-        terms, _, _ = run_batch(tuner, batch, device, autocast)
+        terms, _, _, _ = run_batch(tuner, batch, device, autocast)
         loss = (LAMBDA_R * terms["trigger"] + LAMBDA_S * terms["selection"] + terms["completion"]) / max(1, len(records))
         optimizer.zero_grad()
         loss.backward()

@@ -65,6 +65,14 @@ class SequencesTest(unittest.TestCase):
         for step, kept in zip(r["selection"][1:], r["keep"]):
             self.assertEqual(step[0], IDS["keep"] if kept else IDS["drop"])
 
+    def test_the_completion_ends_with_the_end_token(self):
+        r = record(False, seed=4)
+        r["end"] = 63
+        (first,) = instance_sequences(r, IDS)
+        t = len(r["trigger"])
+        self.assertEqual(first.tokens, r["trigger"] + r["y"])
+        self.assertEqual(first.completion[-1], (t - 1 + len(r["y"]), 63))
+
     def test_a_done_instance_has_one_pass(self):
         passes = instance_sequences(record(False), IDS)
         self.assertEqual(len(passes), 1)
@@ -101,7 +109,7 @@ class TunerTest(unittest.TestCase):
         frozen = [(p, p.detach().clone()) for p in self.model.parameters()]  # LoRA wraps these same tensors
         tuner = Tuner(self.model, CONTROL, "lora", rank=4, alpha=8.0)
         with torch.no_grad():
-            _, logits, _ = run_batch(tuner, [passes[0]], "cpu", autocast=False)
+            _, logits, _, _ = run_batch(tuner, [passes[0]], "cpu", autocast=False)
         torch.testing.assert_close(logits[1:], reference, atol=1e-5, rtol=1e-5)
         optimizer = torch.optim.AdamW([p for p in tuner.parameters() if p.requires_grad], lr=1e-2)
         losses = [train_epoch(tuner, optimizer, self.records, IDS, "cpu", False, 4096, random.Random(0)) for _ in range(15)]
@@ -120,9 +128,9 @@ class TunerTest(unittest.TestCase):
         tuner = Tuner(self.model, CONTROL, "lora", rank=4, alpha=8.0).eval()
         short, long = instance_sequences(self.records[1], IDS)[0], instance_sequences(self.records[0], IDS)[1]
         with torch.no_grad():
-            _, together, _ = run_batch(tuner, [short, long], "cpu", autocast=False)
-            _, alone_short, _ = run_batch(tuner, [short], "cpu", autocast=False)
-            _, alone_long, _ = run_batch(tuner, [long], "cpu", autocast=False)
+            _, together, _, _ = run_batch(tuner, [short, long], "cpu", autocast=False)
+            _, alone_short, _, _ = run_batch(tuner, [short], "cpu", autocast=False)
+            _, alone_long, _, _ = run_batch(tuner, [long], "cpu", autocast=False)
         torch.testing.assert_close(together, torch.cat((alone_short, alone_long)), atol=1e-5, rtol=1e-5)
 
 
