@@ -14,14 +14,14 @@
  * start at zero.
  */
 import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
-import { kvArray, readGgufHeader, readTensorBytes, type GgufHeader } from '../../server/src/model/gguf/ggufReader.js';
+import { kvArray, kvString, readGgufHeader, readTensorBytes, type GgufHeader } from '../../server/src/model/gguf/ggufReader.js';
 import { decodeTensorData, LlamaTokenType, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
 import { FILE_SEPARATOR, FIM_MIDDLE } from '../../server/src/model/specialTokens.js';
 import { cachedModelPath } from '../../server/src/modelStore/cacheDir.js';
-import { CONTROL_PACK_FORMAT, controlPacksDir, loadControlPack, type ControlToken } from '../../server/src/modelStore/controlPack.js';
+import { CONTROL_PACK_FORMAT, controlPacksDir, loadControlPack, sha256, type ControlPack, type ControlToken } from '../../server/src/modelStore/controlPack.js';
 import { PACK_TOKEN_TEXTS, writePack, type PackRows } from './packFiles.js';
 
 async function init(name: string): Promise<void> {
@@ -52,7 +52,11 @@ async function init(name: string): Promise<void> {
 }
 
 interface UpdateOptions {
-  outputRows: string;
+  outputRows?: string;
+  /** Both rows of every token (the pack's rows.f32 layout), as control_finetune.py writes them. */
+  rows?: string;
+  /** A LoRA adapter GGUF trained with the rows (control_finetune.py --mode lora), copied into the pack. */
+  adapter?: string;
   needThreshold: number;
   provenance?: string;
   /** Commander's `--no-trained`: keep the rows without telling `auto` to run reposhapley. */
@@ -63,18 +67,38 @@ async function update(name: string, options: UpdateOptions): Promise<void> {
   const basePath = verifiedBase(name);
   const packDir = path.join(controlPacksDir(), name);
   const { pack, rows } = loadControlPack(packDir);
-  const trained = await readFile(options.outputRows);
-  if (trained.length !== pack.tokens.length * pack.hidden * 4) {
-    throw new Error(`${options.outputRows}: ${trained.length} bytes, ${pack.tokens.length} rows of ${pack.hidden} float32 need ${pack.tokens.length * pack.hidden * 4}`);
-  }
-  const newRows: PackRows = rows.map(([input], t) => [input, Float32Array.from({ length: pack.hidden }, (_, i) => trained.readFloatLE((t * pack.hidden + i) * 4))]);
+  const newRows = await trainedRows(pack, rows, options);
   const provenance = options.provenance ? JSON.parse(await readFile(options.provenance, 'utf8')) as Record<string, unknown> : pack.provenance;
-  const { derived: _derived, rows: _rows, ...rest } = pack;
+  const { derived: _derived, rows: _rows, adapter: oldAdapter, ...rest } = pack;
+  const adapter = options.adapter ? await copyAdapter(options.adapter, packDir) : oldAdapter;
   const result = await writePack(packDir, {
     ...rest, trained: options.trained, needThreshold: options.needThreshold, provenance, derivedFileName: pack.derived.fileName,
+    ...(adapter ? { adapter } : {}),
   }, newRows, basePath);
   const state = options.trained ? 'trained rows (auto runs reposhapley)' : 'rows kept, not marked trained (auto keeps running full)';
-  process.stdout.write(`updated ${packDir}: ${state}, t_c ${options.needThreshold}; derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
+  process.stdout.write(`updated ${packDir}: ${state}, t_c ${options.needThreshold}${adapter ? `, adapter ${adapter.file}` : ''}; ` +
+    `derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
+}
+
+/** The pack's rows with the trained ones in: output rows only (control_rows.py), or both (control_finetune.py). */
+async function trainedRows(pack: ControlPack, rows: PackRows, options: UpdateOptions): Promise<PackRows> {
+  if ((options.outputRows === undefined) === (options.rows === undefined)) throw new Error('give --output-rows or --rows, one of them');
+  const file = (options.rows ?? options.outputRows)!;
+  const perToken = options.rows ? 2 : 1;
+  const bytes = await readFile(file);
+  const expected = pack.tokens.length * perToken * pack.hidden * 4;
+  if (bytes.length !== expected) throw new Error(`${file}: ${bytes.length} bytes, ${pack.tokens.length} tokens × ${perToken} rows of ${pack.hidden} float32 need ${expected}`);
+  const row = (index: number) => Float32Array.from({ length: pack.hidden }, (_, i) => bytes.readFloatLE((index * pack.hidden + i) * 4));
+  return rows.map(([input], t) => (perToken === 2 ? [row(2 * t), row(2 * t + 1)] : [input, row(t)]));
+}
+
+/** Copies a LoRA adapter GGUF into the pack folder as adapter.gguf and pins it; refuses a file that is not one. */
+async function copyAdapter(file: string, packDir: string): Promise<{ file: string; sha256: string }> {
+  const header = await readHeader(file);
+  if (kvString(header, 'general.type') !== 'adapter') throw new Error(`${file} is not a LoRA adapter GGUF (general.type "adapter")`);
+  const bytes = await readFile(file);
+  await writeFile(path.join(packDir, 'adapter.gguf'), bytes);
+  return { file: 'adapter.gguf', sha256: sha256(bytes) };
 }
 
 /** Declares how the trigger is read (model/reposhapleyKeys.ts), rows and everything else kept. */
@@ -135,8 +159,10 @@ function meanRow(m: Matrix, types: readonly number[]): Float32Array {
 const program = new Command('packTool');
 program.command('init <name>').description('create the pack with initial rows').action((name: string) => init(name));
 program.command('update <name>')
-  .description('replace the output rows with trained ones and record t_c')
-  .requiredOption('--output-rows <file>', 'trained output rows, float32, pack token order')
+  .description('replace the rows with trained ones (and the adapter trained with them) and record t_c')
+  .option('--output-rows <file>', 'trained output rows, float32, pack token order (control_rows.py)')
+  .option('--rows <file>', 'trained input and output rows, the pack\'s rows.f32 layout (control_finetune.py)')
+  .option('--adapter <file>', 'the LoRA adapter GGUF trained with the rows (control_finetune.py --mode lora): copied in and pinned')
   .requiredOption('--need-threshold <t>', 't_c tuned on validation packages', Number)
   .option('--provenance <file>', 'JSON recorded in pack.json (labels, training, metrics)')
   .option('--no-trained', 'keep the rows without marking the pack trained: `auto` runs full until a bench confirms them')

@@ -67,6 +67,11 @@ test('a pulled model with its control pack applied comes first, the base behind 
   expect(plan().candidates.map((c) => [c.label, c.isFallback])).toEqual([
     [`${DEFAULT_MODEL_NAME}+control`, false], [DEFAULT_MODEL_NAME, false], ['reposhapley-small.gguf', true],
   ]);
+  expect(plan().candidates[0]!.adapterPath).toBeUndefined();
+  // A pack with a LoRA adapter: the derived model loads with it, and says so in its label.
+  writeFileSync(path.join(packDir, 'pack.json'), JSON.stringify({ ...pack, adapter: { file: 'adapter.gguf', sha256: 'a'.repeat(64) } }));
+  expect(plan().candidates[0]).toMatchObject({ label: `${DEFAULT_MODEL_NAME}+control+lora`, adapterPath: expect.stringMatching(/adapter\.gguf$/) });
+  expect(plan().candidates[1]!.adapterPath).toBeUndefined();
   rmSync(packs, { recursive: true, force: true });
 });
 

@@ -26,6 +26,8 @@ export interface ModelCandidate {
   repair?: string;
   /** `path` is the URL of a model server (the `modelServer` setting), not a file. */
   remote?: boolean;
+  /** The LoRA adapter trained for this file (its control pack's), unless the adapterPath setting names one. */
+  adapterPath?: string;
 }
 
 /** Files to try in order, and why the first is a fallback, when it is. */
@@ -125,7 +127,10 @@ function withControlTokens(
 ): Pick<ModelPlan, 'candidates' | 'notice'> {
   const derived = cachedDerivedModel(settings.model, settings.modelCacheDir || undefined, inputs.controlPack);
   if (!derived) return { candidates: [base] };
-  if (derived.verified) return { candidates: [{ ...base, path: derived.path, label: `${settings.model}+control` }, base] };
+  if (derived.verified) {
+    const adapter = derived.adapterPath ? { adapterPath: derived.adapterPath } : {};
+    return { candidates: [{ ...base, path: derived.path, label: `${settings.model}+control${derived.adapterPath ? '+lora' : ''}`, ...adapter }, base] };
+  }
   if (!derived.trained) return { candidates: [base] };
   return {
     candidates: [base],

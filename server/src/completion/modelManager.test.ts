@@ -7,6 +7,7 @@ import type { CompletionModel, ModelInfo } from '../model/completionModel.js';
 import { silentLogger } from '../util/logger.js';
 import { Mutex } from '../util/mutex.js';
 import { DEFAULT_MODEL_NAME, MODEL_CATALOG } from '../modelStore/catalog.js';
+import type { ControlPack } from '../modelStore/controlPack.js';
 import { writeVerifiedMark } from '../modelStore/sidecar.js';
 import { ModelManager, RETRY_CHECK_MS, type ModelLoader } from './modelManager.js';
 import { settingsFrom } from './settings.js';
@@ -173,4 +174,29 @@ test('the adapter setting reaches the model asked for, never the bundled fallbac
   const state = await models.get(settingsFrom({ modelCacheDir: dir, adapterPath: '/adapters/lora.gguf' }));
   expect(state).toMatchObject({ kind: 'ok', isFallback: true });
   expect(seen).toEqual([{ path: pulled, adapterPath: '/adapters/lora.gguf' }, { path: bundled, adapterPath: undefined }]);
+});
+
+test("a control pack's adapter loads with its derived model, unless the adapterPath setting names another", async () => {
+  const { bundled } = await pulledAndBundled('good model');
+  const derivedFile = path.join(dir, 'derived.gguf');
+  writeFileSync(derivedFile, 'derived model');
+  await writeVerifiedMark(derivedFile, 'd'.repeat(64));
+  const pack = {
+    format: 'reposhapley-control-pack/1', base: { model: DEFAULT_MODEL_NAME, sha256: 'b'.repeat(64), sizeBytes: 1 }, hidden: 32,
+    tokens: [{ text: '<NEED>', id: 1 }], rows: { file: 'rows.f32', sha256: 'r'.repeat(64) }, trained: false, needThreshold: 0.5,
+    layout: 'repo-fim', derived: { fileName: 'derived.gguf', sha256: 'd'.repeat(64), sizeBytes: 1 }, adapter: { file: 'adapter.gguf', sha256: 'a'.repeat(64) },
+  } as unknown as ControlPack;
+  const seen: { path: string; adapterPath?: string }[] = [];
+  const files = fileLoader();
+  const loader: ModelLoader = async (options, logger) => {
+    seen.push({ path: options.path, adapterPath: options.adapterPath });
+    return files(options, logger);
+  };
+  const plan = { env: {}, bundled: () => bundled, controlPack: () => pack };
+  await new ModelManager(loader, silentLogger, { lock: new Mutex(), plan }).get(settingsFrom({ modelCacheDir: dir }));
+  await new ModelManager(loader, silentLogger, { lock: new Mutex(), plan }).get(settingsFrom({ modelCacheDir: dir, adapterPath: '/mine.gguf' }));
+  expect(seen).toEqual([
+    { path: derivedFile, adapterPath: expect.stringMatching(new RegExp(`${DEFAULT_MODEL_NAME}/adapter\\.gguf$`)) },
+    { path: derivedFile, adapterPath: '/mine.gguf' },
+  ]);
 });

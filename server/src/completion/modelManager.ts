@@ -97,6 +97,16 @@ interface FailedLoad {
   remote?: boolean;
 }
 
+/**
+ * The LoRA adapter a candidate loads with: the adapterPath setting, else the one its control pack
+ * trained for it. An adapter is trained on one model: the fallback and a model server run without.
+ */
+function adapterFor(candidate: ModelCandidate, request: LoadRequest): Pick<LoadModelOptions, 'adapterPath'> {
+  if (candidate.isFallback || candidate.remote) return {};
+  const adapterPath = request.adapterPath ?? candidate.adapterPath;
+  return adapterPath ? { adapterPath } : {};
+}
+
 export class ModelManager {
   private current?: Load;
   /** A model server tried again while `current` (its failure) keeps answering. */
@@ -227,8 +237,7 @@ export class ModelManager {
     for (const candidate of request.candidates) {
       const options: LoadModelOptions = {
         path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers, ...(candidate.remote ? { server: request.server } : {}),
-        // The adapter was trained on the model asked for: the fallback and a model server run without it.
-        ...(request.adapterPath && !candidate.isFallback && !candidate.remote ? { adapterPath: request.adapterPath } : {}),
+        ...adapterFor(candidate, request),
       };
       // Stamped before loading: a file that changes while it loads is seen as changed afterwards.
       const stamp = fileStamp(options.path);

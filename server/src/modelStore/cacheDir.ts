@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { controlPackManifest, type ControlPack } from './controlPack.js';
+import { controlPackManifest, controlPacksDir, type ControlPack } from './controlPack.js';
 import { MODEL_CATALOG, resolveCatalogModel, type CatalogEntry } from './catalog.js';
 import { hasVerifiedMark } from './sidecar.js';
 
@@ -81,6 +81,8 @@ export interface DerivedModel {
   verified: boolean;
   /** Whether the pack's rows are trained (an untrained pack's model behaves as the base does). */
   trained: boolean;
+  /** The pack's LoRA adapter, applied with the derived model, if it has one. */
+  adapterPath?: string;
 }
 
 /**
@@ -94,5 +96,8 @@ export function cachedDerivedModel(
   const pack = manifest(name);
   if (!pack) return undefined;
   const file = path.join(resolveCacheDir({ cacheDir }), pack.derived.fileName);
-  return { path: file, verified: hasVerifiedMark(file, pack.derived.sha256), trained: pack.trained };
+  return {
+    path: file, verified: hasVerifiedMark(file, pack.derived.sha256), trained: pack.trained,
+    ...(pack.adapter ? { adapterPath: path.join(controlPacksDir(), name, pack.adapter.file) } : {}),
+  };
 }

@@ -189,6 +189,13 @@ describe('control packs', () => {
     const packDir = writePack(broken);
     writeFileSync(path.join(packDir, 'rows.f32'), Buffer.alloc(TOKEN_TEXTS.length * 2 * WIDTH * 4));
     expect(() => loadControlPack(packDir)).toThrow(/SHA-256 is not the one pack.json pins/);
+    const withAdapter = writePack(path.join(dir, 'adapter'), { adapter: { file: 'adapter.gguf', sha256: sha256(Buffer.from('adapter')) } });
+    writeFileSync(path.join(withAdapter, 'adapter.gguf'), 'adapter');
+    expect(() => loadControlPack(withAdapter)).not.toThrow();
+    writeFileSync(path.join(withAdapter, 'adapter.gguf'), 'another adapter');
+    expect(() => loadControlPack(withAdapter)).toThrow(/adapter\.gguf: its SHA-256 is not the one pack.json pins/);
+    const outside = writePack(path.join(dir, 'outside'), { adapter: { file: '../adapter.gguf', sha256: 'a'.repeat(64) } });
+    expect(() => loadControlPack(outside)).toThrow(/adapter needs a file name in the pack folder/);
     const wrongIds = writePack(path.join(dir, 'wrong-ids'), { tokens: TOKEN_TEXTS.map((text, i) => ({ text, id: tiny.id('def') + i })) });
     expect(() => controlPatch(readHeaderSync(), loadControlPack(wrongIds))).toThrow(/not a padding row/);
   });

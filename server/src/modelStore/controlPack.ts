@@ -45,6 +45,11 @@ export interface ControlPack {
   trigger?: TriggerSoftmax;
   /** The file the pack makes from the base, pinned like a catalog file. */
   derived: { fileName: string; sha256: string; sizeBytes: number };
+  /**
+   * A llama.cpp LoRA adapter GGUF in the pack folder (the fine-tune's, models/train/control_finetune.py),
+   * applied to the derived model on every load unless the adapterPath setting names another.
+   */
+  adapter?: { file: string; sha256: string };
   /** Free-form provenance: labels, training run, metrics (docs only; nothing reads it). */
   provenance?: Record<string, unknown>;
 }
@@ -99,6 +104,9 @@ export function loadControlPack(packDir: string): LoadedControlPack {
   const expected = pack.tokens.length * 2 * pack.hidden * 4;
   if (bytes.length !== expected) throw new Error(`${pack.rows.file}: ${bytes.length} bytes, the table needs ${expected}`);
   if (sha256(bytes) !== pack.rows.sha256) throw new Error(`${pack.rows.file}: its SHA-256 is not the one pack.json pins; the pack is damaged or half-updated`);
+  if (pack.adapter && sha256(readFileSync(path.join(packDir, pack.adapter.file))) !== pack.adapter.sha256) {
+    throw new Error(`${pack.adapter.file}: its SHA-256 is not the one pack.json pins; the pack is damaged or half-updated`);
+  }
   return { dir: packDir, pack, rows: splitRows(bytes, pack.tokens.length, pack.hidden) };
 }
 
@@ -112,6 +120,9 @@ function packProblem(pack: ControlPack): string | undefined {
   if (pack.tokens.some((t) => !Number.isInteger(t.id) || t.id < 0 || !t.text)) return 'every token needs a text and a non-negative id';
   if (!(pack.needThreshold >= 0 && pack.needThreshold <= 1)) return `needThreshold ${pack.needThreshold} is not in [0, 1]`;
   if (pack.trigger !== undefined && pack.trigger !== 'pair' && pack.trigger !== 'vocabulary') return `trigger ${JSON.stringify(pack.trigger)} is neither "pair" nor "vocabulary"`;
+  if (pack.adapter !== undefined && !(typeof pack.adapter.file === 'string' && path.basename(pack.adapter.file) === pack.adapter.file && /^[0-9a-f]{64}$/.test(pack.adapter.sha256))) {
+    return 'adapter needs a file name in the pack folder and its SHA-256';
+  }
   return undefined;
 }
 
