@@ -9,7 +9,7 @@ command=$(awk '/^```sh$/ { inside = 1; next } inside && /^```$/ { exit } inside 
 echo "== README first command: $command"
 output=$(bash -c "$command" 2>&1) || { echo "$output"; echo "README first command failed"; exit 1; }
 echo "$output" | tail -25
-if ! echo "$output" | grep -Eq '^model: qwen2\.5-coder-0\.5b(\+control)?, '; then
+if ! echo "$output" | grep -Eq '^model: qwen2\.5-coder-0\.5b(\+control(\+lora)?)?, '; then
   echo "the completion did not come from the pulled default model (qwen2.5-coder-0.5b)"
   exit 1
 fi

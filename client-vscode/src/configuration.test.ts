@@ -34,7 +34,9 @@ describe('toSettingsPatch', () => {
 
   test('leaves out values of the wrong type, for the server to keep its own', () => {
     const patch = toSettingsPatch(() => 'nonsense');
-    expect(patch).toEqual({ modelPath: 'nonsense', model: 'nonsense', modelCacheDir: 'nonsense', modelServer: 'nonsense', modelServerApiKey: 'nonsense' });
+    expect(patch).toEqual({
+      modelPath: 'nonsense', model: 'nonsense', modelCacheDir: 'nonsense', modelServer: 'nonsense', modelServerApiKey: 'nonsense', adapterPath: 'nonsense',
+    });
   });
 
   test('leaves out values the schema rejects, as the server would', () => {

@@ -68,10 +68,15 @@ async function createRuntime(kind: RuntimeKind): Promise<Llama> {
 }
 
 /**
- * llama.cpp warnings that say nothing a user can act on: Qwen2.5's vocabulary has `</s>` as a
- * plain token and llama.cpp, which repairs it itself, warns at every load. Kept at debug.
+ * llama.cpp warnings that say nothing a user can act on, kept at debug: Qwen2.5's vocabulary has
+ * `</s>` as a plain token and llama.cpp, which repairs it itself, warns at every load; a LoRA
+ * adapter's tensors cannot live in the CPU's AMX-repacked buffers and llama.cpp says so once per
+ * adapted weight (96 lines for the pack's adapter), then uses plain CPU buffers as it should.
  */
-const HARMLESS_WARNINGS = [/control-looking token: \d+ '<\/s>' was not control-type/];
+const HARMLESS_WARNINGS = [
+  /control-looking token: \d+ '<\/s>' was not control-type/,
+  /llama_adapter_lora_init_impl: lora for '[^']+' cannot use buft '[^']+', fallback to CPU/,
+];
 
 function routeLog(level: LlamaLogLevel, message: string): void {
   const text = message.trimEnd();
