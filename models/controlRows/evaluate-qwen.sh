@@ -11,6 +11,7 @@
 #   3. the trigger on the dev tasks: reposhapley at t_c 0 beside step 2's none (--diagnose AUC).
 #
 # TC_LIMIT and DEV_LIMIT (default 200 and 300) shrink the runs for a smoke test; use another OUT.
+# A folder resumed after the pack changed (rows, adapter) mixes two models: delete it first.
 # Two threads, two cores: the labeler is paused while this runs and resumed when it stops (a bench
 # beside it measures neither well). On the Intel Xeon of 2026-12-04 expect about two hours in all.
 set -euo pipefail
@@ -30,7 +31,11 @@ fi
 
 npm run build >/dev/null
 node dist/server/src/main.js model pull qwen2.5-coder-0.5b >/dev/null
-bench() { node dist/bench/src/cli.js --model "$model" --threads 2 --seed 1 --resume --no-progress "$@"; }
+# --model names the file, so the pack's adapter is named too: the configuration the server runs.
+adapter=models/control/qwen2.5-coder-0.5b/adapter.gguf
+adapter_flag=()
+[[ -f "$adapter" ]] && adapter_flag=(--adapter "$adapter")
+bench() { node dist/bench/src/cli.js --model "$model" "${adapter_flag[@]}" --threads 2 --seed 1 --resume --no-progress "$@"; }
 
 echo "1/3 t_c on the validation packages -> $out/tc"
 bench --policies none,reposhapley --need-threshold 0 --packages "$validation" --tasks line,api --limit "${TC_LIMIT:-200}" --out "$out/tc"
