@@ -86,6 +86,7 @@ function program(): Command {
     .option('--resamples <n>', 'bootstrap resamples', positiveInt, 2_000)
     .option('--out <dir>', 'report folder (default: bench/reports/<timestamp>); results are journaled there as they come')
     .option('--resume', 'continue the interrupted run journaled in --out (same flags): only the task runs it lacks are driven')
+    .option('--reuse <dir>', 'copy from the run journaled in DIR the results of the policies both runs have (it must differ only in its policies, or in t_c: then only none and full), instead of measuring them again')
     .option('--trace-prompts', 'ask for rendered prompts and keep them in results.json')
     .option('--server-log <file>', 'append every server\'s log to this file (debug level unless REPOSHAPLEY_LOG is set)')
     .option('--update-docs', 'write the tables into docs/benchmarks.md')
@@ -95,7 +96,7 @@ function program(): Command {
 interface Flags {
   model?: string; adapter?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
   packageList: string; perFileCap: number; typing?: boolean; rest: boolean; pauseMs?: number; keys: number; gapMs: [number, number]; threads?: number;
-  maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean;
+  maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean; reuse?: string;
 }
 
 /** Flags -> options. */
@@ -120,6 +121,7 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.needThreshold !== undefined) options.needThreshold = flags.needThreshold;
   if (flags.serverLog) options.serverLog = userPath(flags.serverLog);
   if (flags.resume) options.resume = true;
+  if (flags.reuse) options.reuseFrom = userPath(flags.reuse);
   if (flags.updateDocs) options.docsPath = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
   if (flags.typing) {
     options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed, rest: flags.rest };

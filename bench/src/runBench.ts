@@ -9,7 +9,7 @@ import { modelSettingsFromArgument } from '../../server/src/completion/modelChoi
 import type { LayoutPreference, PolicyName, PromptBudgets, SettingsPatch } from '../../shared/settings.js';
 import { DIST_PACKAGES, fetchCodePackage } from './debianPackages.js';
 import { driveTasks } from './driver/driveTasks.js';
-import { RunJournal, type RunIdentity } from './driver/journal.js';
+import { borrowResults, resultKey, RunJournal, type RunIdentity } from './driver/journal.js';
 import type { TypingOptions } from './driver/typingReplay.js';
 import { harnessTiming, type HarnessTiming } from './metrics/harnessTiming.js';
 import { summarize, type BenchSummary } from './metrics/summary.js';
@@ -60,6 +60,8 @@ export interface BenchOptions {
   command: string;
   /** Continue the interrupted run whose journal is in `outDir` (same flags): only what it lacks runs. */
   resume?: boolean;
+  /** A report folder whose run differs only in its policies (or t_c): the arms both ran are copied, not measured. */
+  reuseFrom?: string;
   /** Debian package cache (default ${REPOSHAPLEY_CACHE:-~/.cache/reposhapley}). */
   cacheDir?: string;
   /**
@@ -88,8 +90,12 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
   }
   if (tasks.length === 0) throw new Error('no tasks: the packages have no candidate lines for the chosen task types');
   const arms = benchArms(options);
-  const { journal, finished } = RunJournal.open(options.outDir, runIdentity(options), options.resume === true);
+  const opened = RunJournal.open(options.outDir, runIdentity(options), options.resume === true);
+  const { journal } = opened;
+  const finished = new Map(opened.finished);
   if (finished.size > 0) progress.log(`resuming: ${finished.size} results from ${journal.file}`);
+  const reused = options.reuseFrom ? reuseResults(options.reuseFrom, runIdentity(options), arms, journal, finished) : 0;
+  if (reused > 0) progress.log(`reusing: ${reused} results of ${options.reuseFrom}`);
   progress.start(tasks.length * arms.length * (options.modelServer ? 2 : 1), 'starting');
   const drive = async (settings: SettingsPatch, label: string, onMeasured?: (result: TaskResult) => void) => driveTasks(tasks, {
     arms, settings, typing: options.typing, serverLog: options.serverLog,
@@ -116,7 +122,8 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
     command: options.command, startedAt: started.toISOString(), wallMs: Date.now() - started.getTime(),
     model: `${options.model ?? '(server default)'}${options.adapter ? ` + LoRA adapter ${options.adapter}` : ''}`, seed: options.seed, repositories: repositories.map((r) => r.name),
     machine: `${os.availableParallelism()} cores, load average ${loadAverage.toFixed(1)} at start`, typing: options.typing !== undefined,
-    ...(finished.size > 0 ? { resumedResults: finished.size } : {}),
+    ...(finished.size > reused ? { resumedResults: finished.size - reused } : {}),
+    ...(reused > 0 ? { reusedResults: `${reused} from ${options.reuseFrom}` } : {}),
   };
   const files = await writeReport(options.outDir, {
     meta, policies: arms.map(armName), types: options.types, tasks, taskStats: stats,
@@ -148,9 +155,25 @@ export function benchArms(options: Pick<BenchOptions, 'policies' | 'layouts' | '
   }))));
 }
 
+/**
+ * Copies into this run's journal (so a resume finds them too) the results another run measured
+ * for arms of this one, and counts them; results this run already has are left as they are.
+ */
+function reuseResults(dir: string, run: RunIdentity, arms: readonly Arm[], journal: RunJournal, finished: Map<string, TaskResult>): number {
+  let count = 0;
+  for (const result of borrowResults(dir, run, arms)) {
+    const key = resultKey(result.policy, result.taskId);
+    if (finished.has(key)) continue;
+    journal.append(result);
+    finished.set(key, result);
+    count++;
+  }
+  return count;
+}
+
 /** What a resumed run must share with the journal it continues: everything but where reports go. */
 function runIdentity(options: BenchOptions): RunIdentity {
-  const { outDir: _out, command: _command, docsPath: _docs, serverLog: _log, resume: _resume, resamples: _resamples, cacheDir: _cache, ...identity } = options;
+  const { outDir: _out, command: _command, docsPath: _docs, serverLog: _log, resume: _resume, reuseFrom: _reuse, resamples: _resamples, cacheDir: _cache, ...identity } = options;
   return identity;
 }
 

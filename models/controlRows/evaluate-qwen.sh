@@ -11,6 +11,8 @@
 #   3. the trigger on the dev tasks: reposhapley at t_c 0 beside step 2's none (--diagnose AUC).
 #
 # TC_LIMIT and DEV_LIMIT (default 200 and 300) shrink the runs for a smoke test; use another OUT.
+# REUSE_DEV=DIR takes step 2's none and full from a run of the same model, tasks and settings
+# (bench --reuse; issue 18's protocol run is one), which saves two thirds of that step.
 # A folder resumed after the pack changed (rows, adapter) mixes two models: delete it first.
 # Two threads, two cores: the labeler is paused while this runs and resumed when it stops (a bench
 # beside it measures neither well). On the Intel Xeon of 2026-12-04 expect about two hours in all.
@@ -42,11 +44,18 @@ bench --policies none,reposhapley --need-threshold 0 --packages "$validation" --
 node dist/models/labeling/tuneThreshold.js "$out/tc/results.json" | tee "$out/tc/sweep.md"
 t_c=$(sed -n 's/^export with: --need-threshold //p' "$out/tc/sweep.md")
 
+# The dev runs name the server's default budgets, so that they pair with (and can --reuse the
+# none and full of) issue 18's run of the same model: REUSE_DEV=ITS_REPORT_FOLDER.
+dev_budgets=384,64,384
+reuse=()
+[[ -n "${REUSE_DEV:-}" ]] && reuse=(--reuse "$REUSE_DEV")
 echo "2/3 the dev bench at t_c $t_c -> $out/dev"
-bench --policies none,full,reposhapley --need-threshold "$t_c" --tasks line,api,block --limit "${DEV_LIMIT:-300}" --out "$out/dev"
+bench --policies none,full,reposhapley --need-threshold "$t_c" --tasks line,api,block --limit "${DEV_LIMIT:-300}" \
+  --budgets "$dev_budgets" "${reuse[@]}" --out "$out/dev"
 
 echo "3/3 the trigger on the dev tasks -> $out/dev-no-trigger"
-bench --policies reposhapley --need-threshold 0 --tasks line,api,block --limit "${DEV_LIMIT:-300}" --out "$out/dev-no-trigger"
+bench --policies reposhapley --need-threshold 0 --tasks line,api,block --limit "${DEV_LIMIT:-300}" --budgets "$dev_budgets" \
+  --out "$out/dev-no-trigger"
 node dist/models/labeling/tuneThreshold.js --diagnose "$out/dev-no-trigger/results.json" --done-from "$out/dev/results.json" \
   | tee "$out/dev-no-trigger/trigger.md"
 echo "reports: $out/dev/summary.md, $out/tc/sweep.md, $out/dev-no-trigger/trigger.md"

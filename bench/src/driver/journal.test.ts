@@ -1,9 +1,9 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { scoreCompletion } from '../metrics/textMetrics.js';
-import { JOURNAL_FILE, JournalError, resultKey, RunJournal } from './journal.js';
+import { borrowResults, JOURNAL_FILE, JournalError, resultKey, RunJournal } from './journal.js';
 import type { TaskResult } from './results.js';
 
 let dir: string;
@@ -50,4 +50,38 @@ test('an existing journal is never overwritten, nor continued by another run', (
 test('a run identity with undefined fields matches its own journal', () => {
   RunJournal.open(dir, { ...run, layout: undefined }, false);
   expect(RunJournal.open(dir, { ...run, layout: undefined }, true).finished.size).toBe(0);
+});
+
+describe('borrowResults (--reuse)', () => {
+  const lender = { ...run, policies: ['none', 'full', 'auto'] };
+  const borrower = { ...run, policies: ['none', 'full', 'reposhapley'], needThreshold: 0.3 };
+  const arms = [{ policy: 'none' }, { policy: 'full' }, { policy: 'reposhapley' }] as const;
+
+  function lenderJournal(identity: Record<string, unknown>): void {
+    const { journal } = RunJournal.open(dir, identity, false);
+    for (const policy of ['none', 'full', 'auto']) journal.append(result('t1', policy));
+    journal.append(result('t2', 'full', 'error', Number.NaN));
+  }
+
+  test('lends the arms both runs have, and with another t_c only the policies that never read it', () => {
+    lenderJournal(lender);
+    const borrowed = borrowResults(dir, borrower, arms);
+    expect(borrowed.map((r) => `${r.policy}/${r.taskId}`)).toEqual(['none/t1', 'full/t1']);
+  });
+
+  test('with the same t_c, every shared arm is lent; harness errors never are', () => {
+    lenderJournal({ ...lender, policies: ['none', 'full', 'reposhapley', 'auto'] });
+    const { journal } = RunJournal.open(dir, { ...run, policies: ['none', 'full', 'reposhapley', 'auto'] }, true);
+    journal.append(result('t1', 'reposhapley'));
+    const borrowed = borrowResults(dir, { ...run, policies: ['reposhapley', 'full'] }, [{ policy: 'reposhapley' }, { policy: 'full' }]);
+    expect(borrowed.map((r) => `${r.policy}/${r.taskId}`).sort()).toEqual(['full/t1', 'reposhapley/t1']);
+  });
+
+  test('a run that differs in anything else lends nothing and says in what', () => {
+    lenderJournal(lender);
+    expect(() => borrowResults(dir, { ...borrower, model: '/other.gguf' }, arms)).toThrow(/differs in model/);
+    expect(() => borrowResults(dir, { ...borrower, budgets: { prefixTokens: 256, suffixTokens: 64, chunkTokens: 384 } }, arms))
+      .toThrow(JournalError);
+    expect(() => borrowResults(path.join(dir, 'missing'), borrower, arms)).toThrow(/does not exist/);
+  });
 });

@@ -6,11 +6,16 @@
  * The first line names the run (model, tasks, arms, settings); a journal of another run is
  * refused rather than mixed in, since pairing results of different runs would be meaningless.
  * A last line cut off mid-write is ignored: that task simply runs again.
+ *
+ * `--reuse DIR` borrows from another run's journal the arms both runs share, when the two differ
+ * only in which policies ran (and t_c, which then limits the loan to the policies that never read
+ * it): a dev bench of `none,full,reposhapley` need not measure again the `none` and `full` a run
+ * of `none,full,auto` measured on the same tasks, model and settings.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { ArmName, TaskResult } from './results.js';
+import { armName, type Arm, type ArmName, type TaskResult } from './results.js';
 
 /** What makes two runs the same run: everything that changes which tasks run and how. */
 export type RunIdentity = Record<string, unknown>;
@@ -59,6 +64,33 @@ export class RunJournal {
   }
 }
 
+/** Policies whose completions never read t_c: runs that differ only in t_c measured them alike. */
+const THRESHOLD_FREE_POLICIES = new Set(['none', 'full']);
+
+/** What a run may differ in from the run it borrows results from. */
+const BORROWABLE_DIFFERENCES = new Set(['policies', 'needThreshold']);
+
+/**
+ * The results of the run journaled in `dir` for the arms of `arms` it also ran, when that run is
+ * this one but for its policies (and t_c). Anything else that differs refuses the loan: the
+ * results would not pair.
+ */
+export function borrowResults(dir: string, run: RunIdentity, arms: readonly Arm[]): TaskResult[] {
+  const file = path.join(dir, JOURNAL_FILE);
+  if (!existsSync(file)) throw new JournalError(`${file} does not exist: --reuse names the report folder of a journaled run`);
+  const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const header = parseLine(lines[0]) as Partial<JournalHeader> | undefined;
+  if (header?.journal !== 'reposhapley-bench') throw new JournalError(`${file} is not a bench journal`);
+  const differing = differingKeys(header.run ?? {}, parseLine(JSON.stringify(run)) as RunIdentity);
+  const blocking = differing.filter((key) => !BORROWABLE_DIFFERENCES.has(key));
+  if (blocking.length > 0) {
+    throw new JournalError(`${file} is another run (it differs in ${blocking.join(', ')}): only a run that differs in its policies or t_c lends results`);
+  }
+  const sameThreshold = !differing.includes('needThreshold');
+  const wanted = new Set(arms.filter((arm) => sameThreshold || THRESHOLD_FREE_POLICIES.has(arm.policy)).map(armName));
+  return [...readResults(lines).values()].filter((result) => wanted.has(result.policy));
+}
+
 /** A journal that cannot be used for this run; the message says what to do. */
 export class JournalError extends Error {
   constructor(message: string) {
@@ -76,6 +108,11 @@ function readJournal(file: string, run: RunIdentity): Map<string, TaskResult> {
   if (differing.length > 0) {
     throw new JournalError(`${file} belongs to another run (it differs in ${differing.join(', ')}): resume with the same flags, or use another --out`);
   }
+  return readResults(lines);
+}
+
+/** The measured results of a journal's lines after its header, by (arm, task). */
+function readResults(lines: readonly string[]): Map<string, TaskResult> {
   const finished = new Map<string, TaskResult>();
   for (const line of lines.slice(1)) {
     const result = parseLine(line) as TaskResult | undefined;

@@ -17,6 +17,8 @@ export interface ReportMeta {
   typing: boolean;
   /** Results taken from the journal of an interrupted run (`--resume`) rather than measured in this process. */
   resumedResults?: number;
+  /** Results copied from another run's journal (`--reuse`): how many, and from where. */
+  reusedResults?: string;
 }
 
 /** policy × task type: quality with 95 % CIs, latency, context. */
@@ -87,7 +89,8 @@ export function reportMarkdown(meta: ReportMeta, summary: BenchSummary, timing: 
     '',
     `Model: \`${meta.model}\`. Seed ${meta.seed}. Repositories: ${meta.repositories.join(', ')}. ` +
       `Machine: ${meta.machine}. Wall time ${num(meta.wallMs / 1000, 0)} s.${meta.typing ? ' Mode: --typing (quality is of the completion after the last keystroke, against the rest of the target).' : ''}` +
-        (meta.resumedResults ? ` Resumed: ${meta.resumedResults} results come from the journal of the interrupted run (\`--resume\`); the wall time is this process's.` : ''),
+        (meta.resumedResults ? ` Resumed: ${meta.resumedResults} results come from the journal of the interrupted run (\`--resume\`); the wall time is this process's.` : '') +
+        (meta.reusedResults ? ` Reused: ${meta.reusedResults} (\`--reuse\`: the same tasks, model and settings, measured by a run of other policies).` : ''),
     '',
     '## Quality, latency and context per policy and task type',
     '',
