@@ -13,6 +13,12 @@
 #   here:    models/labeling/label-gpu.sh collect DIR      # the returned files into the labeler's cache folder
 #            models/labeling/label-qwen.sh --commit        # and on into the pack's labels, as always
 #
+# A CUDA build for the H200 (sm_90), made once on the device and carried from then on:
+#   here:    CUDA_BUILD=1 models/labeling/label-gpu.sh pack   # adds llama.cpp's source, npm, node's headers
+#   device:  (receive every part) models/labeling/label-gpu.sh build-cuda   # $OUT/cuda-build.tar.zst.part*
+#   here:    models/labeling/label-gpu.sh collect-build DIR   # kept in the cache; every later pack carries it
+# Prepared from what the 17th session learned; not run yet.
+#
 # What the H200 showed (2026-12-04, 17th session): node-llama-cpp 3.21.1's CUDA 13 prebuilt passes
 # its binding test there but its first kernel fails ("the provided PTX was compiled with an
 # unsupported toolchain": SASS for sm_86/89/120 only, PTX newer than driver 580 takes), and the
@@ -30,6 +36,7 @@ cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
 # aside for the calls), so a part stays well under the 64 MiB a call carries.
 part_size=${PART_SIZE:-46M}
 work=/tmp/lbl
+cuda_build=$cache/cuda-build-sm90
 
 # Runtime modules the labeler does not load (build tools, tests, the other platforms' binaries).
 NODE_MODULES_LEFT_OUT=(typescript tokenizers @rolldown vite vitest @vitest 'lightningcss*'
@@ -45,8 +52,17 @@ pack_parts() {
   cp "$(command -v node)" "$staging/bin/node"
   local excludes=()
   for name in "${NODE_MODULES_LEFT_OUT[@]}"; do excludes+=(--exclude="node_modules/$name"); done
+  # A CUDA build that build-cuda made on the device earlier travels inside the runtime.
+  local kept_build=()
+  [[ -d "$cuda_build/localBuilds" ]] && kept_build=(-C "$cuda_build" localBuilds)
   # The runtime first: a probe can run as soon as its parts are in.
-  tar -c "${excludes[@]}" -C "$repo" node_modules dist -C "$staging" bin | zstd -q -3 -T2 > "$staging/runtime.tar.zst"
+  tar -c "${excludes[@]}" -C "$repo" node_modules dist -C "$staging" bin "${kept_build[@]}" | zstd -q -3 -T2 > "$staging/runtime.tar.zst"
+  local archives=(runtime)
+  if [[ "${CUDA_BUILD:-0}" == 1 ]]; then
+    pack_build_tools "$staging"
+    archives+=(build)
+  fi
+  archives+=(data)
   # The labels' generator G is the base file (docs/control-tokens.md says why), the same as label-qwen.sh's.
   local model
   model=$(node dist/server/src/main.js model path qwen2.5-coder-0.5b) || exit 1
@@ -54,11 +70,14 @@ pack_parts() {
   ln -s "$model" "$model.sha256.json" "$staging/models/"
   [[ -d "$cache/corpus" ]] || { echo "no corpus in $cache: run models/labeling/label-qwen.sh once first" >&2; exit 1; }
   tar -c -C "$cache" corpus corpus-manifest.tsv.gz -C "$staging" --dereference models | zstd -q -1 -T2 > "$staging/data.tar.zst"
-  (cd "$staging" && sha256sum runtime.tar.zst data.tar.zst > sums.txt)
-  split -b "$part_size" -d -a 2 "$staging/runtime.tar.zst" "$staging/runtime.part"
-  split -b "$part_size" -d -a 2 "$staging/data.tar.zst" "$staging/data.part"
+  local archive parts=()
+  for archive in "${archives[@]}"; do
+    (cd "$staging" && sha256sum "$archive.tar.zst" >> sums.txt)
+    split -b "$part_size" -d -a 2 "$staging/$archive.tar.zst" "$staging/$archive.part"
+    parts+=("$staging/$archive".part*)
+  done
   local n=0 part
-  for part in "$staging"/runtime.part* "$staging"/data.part*; do
+  for part in "${parts[@]}"; do
     local dir
     dir=$(printf '.gpu-lbl%02d' "$n")
     mkdir -p "$dir"
@@ -75,6 +94,51 @@ pack_parts() {
   ls -d .gpu-lbl* | tr '\n' ' '
   echo
   echo "$n parts; each call carries one folder (the rest of the tree must stay under ~17 MB: move models/default/weights and labels aside)"
+}
+
+# What node-llama-cpp's source build needs that the device lacks: llama.cpp's source (the release
+# node-llama-cpp ships as a git bundle, cloned here since the device may have no git), npm (the
+# build runs `npm run cmake-js-llama`) and node's headers (cmake-js would download them).
+pack_build_tools() {
+  local staging=$1 tools=$1/build-tools
+  mkdir -p "$tools/nodedir/include"
+  git -c advice.detachedHead=false clone -q node_modules/node-llama-cpp/llama/gitRelease.bundle "$tools/llama.cpp"
+  cp -r "$(dirname "$(readlink -f "$(command -v npm)")")/.." "$tools/npm"
+  cp -r /usr/include/node "$tools/nodedir/include/node"
+  tar -c -C "$staging" build-tools | zstd -q -3 -T2 > "$staging/build.tar.zst"
+}
+
+# node-llama-cpp names a local build's folder after its custom CMake options, so the labeler must
+# see the same option the build had to find it.
+export_cuda_arch() {
+  export NODE_LLAMA_CPP_CMAKE_OPTION_CMAKE_CUDA_ARCHITECTURES=90
+}
+
+build_cuda() {
+  runtime_env
+  unpack build
+  local llama_dir=$work/runtime/node_modules/node-llama-cpp/llama tools=$work/build/build-tools
+  [[ -d "$llama_dir/llama.cpp" ]] || cp -r "$tools/llama.cpp" "$llama_dir/llama.cpp"
+  printf '#!/usr/bin/env bash\nexec node "%s/npm/bin/npm-cli.js" "$@"\n' "$tools" > "$work/runtime/bin/npm"
+  chmod +x "$work/runtime/bin/npm"
+  export npm_config_nodedir=$tools/nodedir
+  export PATH="/usr/local/cuda/bin:/opt/torch/.venv/bin:$PATH"
+  export_cuda_arch
+  nvcc --version | tail -1
+  timeout "${BUILD_SECONDS:-540}" node node_modules/node-llama-cpp/dist/cli/cli.js source build --gpu cuda --noUsageExample
+  mkdir -p "${OUT:-/tmp/lbl-out}"
+  # At most 8 files of 16 MiB come back from a call.
+  tar -c -C "$llama_dir" localBuilds | zstd -q -3 -T16 | split -b 15M -d -a 1 - "${OUT:-/tmp/lbl-out}/cuda-build.tar.zst.part"
+  ls -l "${OUT:-/tmp/lbl-out}"
+}
+
+# The device's build, back here, kept where pack finds it.
+collect_build() {
+  local from=${1:?collect-build DIR (where the device files came back)}
+  rm -rf "$cuda_build"
+  mkdir -p "$cuda_build"
+  cat "$from"/cuda-build.tar.zst.part* | zstd -q -d | tar -x -C "$cuda_build"
+  du -sh "$cuda_build/localBuilds"
 }
 
 receive_part() {
@@ -121,12 +185,21 @@ cuda_libraries() {
 }
 
 runtime_env() {
+  # It replaces node_modules and dist with the carried ones: never on a developer's checkout.
+  if [[ -z "${OUT:-}" && "${ON_DEVICE:-0}" != 1 ]]; then
+    echo "this step runs on the device (it replaces node_modules and dist); set ON_DEVICE=1 to run it elsewhere" >&2
+    exit 2
+  fi
   unpack runtime
   cuda_libraries
   export PATH="$work/runtime/bin:$PATH"
   if [[ "${BACKEND:-auto}" == cpu && -d "$work/runtime/node_modules/@node-llama-cpp/linux-x64-cuda" ]]; then
     mv "$work/runtime/node_modules/@node-llama-cpp/linux-x64-cuda" "$work/cuda-prebuilt-aside"
   fi
+  if [[ -d "$work/runtime/localBuilds" ]]; then
+    mv "$work/runtime/localBuilds" "$work/runtime/node_modules/node-llama-cpp/llama/localBuilds"
+  fi
+  [[ -d "$work/runtime/node_modules/node-llama-cpp/llama/localBuilds" ]] && export_cuda_arch
   rm -rf "$repo/node_modules" "$repo/dist"
   ln -s "$work/runtime/node_modules" "$repo/node_modules"
   # A copy, not a link: dist's modules find the repository root by walking up from their real path.
@@ -192,5 +265,7 @@ case "${1:-}" in
   probe) probe ;;
   run) run_shards ;;
   collect) collect "${2:-}" ;;
-  *) sed -n 2,20p "$0"; exit 2 ;;
+  build-cuda) build_cuda ;;
+  collect-build) collect_build "${2:-}" ;;
+  *) sed -n 2,27p "$0"; exit 2 ;;
 esac
