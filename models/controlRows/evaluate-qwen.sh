@@ -54,8 +54,9 @@ bench --policies none,full,reposhapley --need-threshold "$t_c" --tasks line,api,
   --budgets "$dev_budgets" "${reuse[@]}" --out "$out/dev"
 
 echo "3/3 the trigger on the dev tasks -> $out/dev-no-trigger"
+# When step 1 chose t_c 0 this run is step 2's reposhapley arm: --reuse takes it rather than measure it twice.
 bench --policies reposhapley --need-threshold 0 --tasks line,api,block --limit "${DEV_LIMIT:-300}" --budgets "$dev_budgets" \
-  --out "$out/dev-no-trigger"
+  --reuse "$out/dev" --out "$out/dev-no-trigger"
 node dist/models/labeling/tuneThreshold.js --diagnose "$out/dev-no-trigger/results.json" --done-from "$out/dev/results.json" \
   | tee "$out/dev-no-trigger/trigger.md"
 echo "reports: $out/dev/summary.md, $out/tc/sweep.md, $out/dev-no-trigger/trigger.md"
