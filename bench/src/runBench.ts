@@ -90,11 +90,12 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
   }
   if (tasks.length === 0) throw new Error('no tasks: the packages have no candidate lines for the chosen task types');
   const arms = benchArms(options);
-  const opened = RunJournal.open(options.outDir, runIdentity(options), options.resume === true);
+  const identity = runIdentity(options);
+  const opened = RunJournal.open(options.outDir, identity, options.resume === true);
   const { journal } = opened;
   const finished = new Map(opened.finished);
   if (finished.size > 0) progress.log(`resuming: ${finished.size} results from ${journal.file}`);
-  const reused = options.reuseFrom ? reuseResults(options.reuseFrom, runIdentity(options), arms, journal, finished) : 0;
+  const reused = options.reuseFrom ? reuseResults(options.reuseFrom, identity, arms, journal, finished) : 0;
   if (reused > 0) progress.log(`reusing: ${reused} results of ${options.reuseFrom}`);
   progress.start(tasks.length * arms.length * (options.modelServer ? 2 : 1), 'starting');
   const drive = async (settings: SettingsPatch, label: string, onMeasured?: (result: TaskResult) => void) => driveTasks(tasks, {

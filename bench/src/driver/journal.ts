@@ -78,17 +78,14 @@ const BORROWABLE_DIFFERENCES = new Set(['policies', 'needThreshold']);
 export function borrowResults(dir: string, run: RunIdentity, arms: readonly Arm[]): TaskResult[] {
   const file = path.join(dir, JOURNAL_FILE);
   if (!existsSync(file)) throw new JournalError(`${file} does not exist: --reuse names the report folder of a journaled run`);
-  const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
-  const header = parseLine(lines[0]) as Partial<JournalHeader> | undefined;
-  if (header?.journal !== 'reposhapley-bench') throw new JournalError(`${file} is not a bench journal`);
-  const differing = differingKeys(header.run ?? {}, parseLine(JSON.stringify(run)) as RunIdentity);
+  const { differing, results } = compareJournal(file, run);
   const blocking = differing.filter((key) => !BORROWABLE_DIFFERENCES.has(key));
   if (blocking.length > 0) {
     throw new JournalError(`${file} is another run (it differs in ${blocking.join(', ')}): only a run that differs in its policies or t_c lends results`);
   }
   const sameThreshold = !differing.includes('needThreshold');
   const wanted = new Set(arms.filter((arm) => sameThreshold || THRESHOLD_FREE_POLICIES.has(arm.policy)).map(armName));
-  return [...readResults(lines).values()].filter((result) => wanted.has(result.policy));
+  return [...results.values()].filter((result) => wanted.has(result.policy));
 }
 
 /** A journal that cannot be used for this run; the message says what to do. */
@@ -99,16 +96,25 @@ export class JournalError extends Error {
   }
 }
 
-/** The results of a journal written by the same run (undefined fields of `run` compare as JSON drops them). */
+/** The results of a journal written by the same run. */
 function readJournal(file: string, run: RunIdentity): Map<string, TaskResult> {
+  const { differing, results } = compareJournal(file, run);
+  if (differing.length > 0) {
+    throw new JournalError(`${file} belongs to another run (it differs in ${differing.join(', ')}): resume with the same flags, or use another --out`);
+  }
+  return results;
+}
+
+/**
+ * A journal's measured results, and the keys in which its run differs from `run` (undefined
+ * fields of `run` compare as JSON drops them).
+ */
+function compareJournal(file: string, run: RunIdentity): { differing: string[]; results: Map<string, TaskResult> } {
   const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
   const header = parseLine(lines[0]) as Partial<JournalHeader> | undefined;
   if (header?.journal !== 'reposhapley-bench') throw new JournalError(`${file} is not a bench journal`);
   const differing = differingKeys(header.run ?? {}, parseLine(JSON.stringify(run)) as RunIdentity);
-  if (differing.length > 0) {
-    throw new JournalError(`${file} belongs to another run (it differs in ${differing.join(', ')}): resume with the same flags, or use another --out`);
-  }
-  return readResults(lines);
+  return { differing, results: readResults(lines) };
 }
 
 /** The measured results of a journal's lines after its header, by (arm, task). */
