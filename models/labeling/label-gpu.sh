@@ -37,6 +37,9 @@ cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
 part_size=${PART_SIZE:-46M}
 work=/tmp/lbl
 cuda_build=$cache/cuda-build-sm90
+# What a device call sends back: $OUT there (the device tool's folder), else a folder of /tmp.
+returned=${OUT:-/tmp/lbl-out}
+source models/labeling/qwen-label-args.sh
 
 # Runtime modules the labeler does not load (build tools, tests, the other platforms' binaries).
 NODE_MODULES_LEFT_OUT=(typescript tokenizers @rolldown vite vitest @vitest 'lightningcss*'
@@ -126,10 +129,10 @@ build_cuda() {
   export_cuda_arch
   nvcc --version | tail -1
   timeout "${BUILD_SECONDS:-540}" node node_modules/node-llama-cpp/dist/cli/cli.js source build --gpu cuda --noUsageExample
-  mkdir -p "${OUT:-/tmp/lbl-out}"
+  mkdir -p "$returned"
   # At most 8 files of 16 MiB come back from a call.
-  tar -c -C "$llama_dir" localBuilds | zstd -q -3 -T16 | split -b 15M -d -a 1 - "${OUT:-/tmp/lbl-out}/cuda-build.tar.zst.part"
-  ls -l "${OUT:-/tmp/lbl-out}"
+  tar -c -C "$llama_dir" localBuilds | zstd -q -3 -T16 | split -b 15M -d -a 1 - "$returned/cuda-build.tar.zst.part"
+  ls -l "$returned"
 }
 
 # The device's build, back here, kept where pack finds it.
@@ -227,13 +230,13 @@ run_shards() {
   mkdir -p "$XDG_CACHE_HOME"
   ln -sfn "$work/data" "$XDG_CACHE_HOME/reposhapley"
   local shards=${SHARDS:-8} seconds=${SECONDS_TO_RUN:-420} out_dir=$work/labels
-  mkdir -p "$out_dir" "${OUT:-/tmp/lbl-out}"
+  mkdir -p "$out_dir" "$returned"
   local i pids=()
   for ((i = 0; i < shards; i++)); do
-    timeout -s INT "$seconds" node dist/models/labeling/labelCorpus.js --model qwen2.5-coder-0.5b --out "$out_dir" \
+    timeout -s INT "$seconds" node dist/models/labeling/labelCorpus.js "${QWEN_LABEL_ARGS[@]}" --out "$out_dir" \
       --manifest "$work/data/corpus-manifest.tsv.gz" --corpus "$work/data/corpus" \
-      --budgets 384,64,384 --targets-per-package "${TARGETS_PER_PACKAGE:-40}" --validation-targets-per-package 24 \
-      --validation-first --threads "${THREADS:-2}" --shard "$i/$shards" > "$out_dir/shard-$i.log" 2>&1 &
+      --targets-per-package "${TARGETS_PER_PACKAGE:-40}" --threads "${THREADS:-2}" --shard "$i/$shards" \
+      > "$out_dir/shard-$i.log" 2>&1 &
     pids+=($!)
   done
   for _ in $(seq 60); do sleep 1; [[ -n "$(jobs -r)" ]] || break; done
@@ -243,7 +246,7 @@ run_shards() {
   local stamp
   stamp=$(date -u +%Y%m%dT%H%M%SZ)
   for file in "$out_dir"/*.jsonl; do
-    gzip -9 -c "$file" > "${OUT:-/tmp/lbl-out}/gpu-$stamp-$(basename "$file").gz"
+    gzip -9 -c "$file" > "$returned/gpu-$stamp-$(basename "$file").gz"
   done
   wc -l "$out_dir"/*.jsonl
 }

@@ -72,8 +72,8 @@ manifest="$cache/corpus-manifest.tsv.gz"
 [[ -f "$manifest" ]] || manifest=models/default/corpus-manifest.tsv.gz
 node dist/server/src/main.js model pull qwen2.5-coder-0.5b >/dev/null
 stop_labeler
-nohup nice -n 10 node dist/models/labeling/labelCorpus.js --model qwen2.5-coder-0.5b --out "$out" --manifest "$manifest" \
-  --budgets 384,64,384 --targets-per-package 6 --validation-targets-per-package 24 --validation-first \
-  --threads 2 "$@" > "$out/labeler.log" 2>&1 &
+source models/labeling/qwen-label-args.sh
+nohup nice -n 10 node dist/models/labeling/labelCorpus.js "${QWEN_LABEL_ARGS[@]}" --out "$out" --manifest "$manifest" \
+  --targets-per-package 6 --threads 2 "$@" > "$out/labeler.log" 2>&1 &
 echo $! > "$pidfile"
 echo "labeling in the background (pid $!), log $out/labeler.log"
