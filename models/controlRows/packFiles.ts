@@ -8,7 +8,7 @@ import path from 'node:path';
 import { CHUNK_CLOSE_TOKENS, CHUNK_OPEN_TOKENS, CONTROL_TOKENS } from '../../server/src/model/specialTokens.js';
 import { resolveCacheDir } from '../../server/src/modelStore/cacheDir.js';
 import { deriveControlModel } from '../../server/src/modelStore/controlDerive.js';
-import { encodeRows, sha256, type ControlPack, type LoadedControlPack } from '../../server/src/modelStore/controlPack.js';
+import { encodeRows, loadControlPack, sha256, type ControlPack, type LoadedControlPack } from '../../server/src/modelStore/controlPack.js';
 import { writeVerifiedMark } from '../../server/src/modelStore/sidecar.js';
 
 export type PackRows = [Float32Array, Float32Array][];
@@ -30,6 +30,7 @@ export async function writePack(
     ...rest, rows: { file: 'rows.f32', sha256: sha256(bytes) }, derived: { fileName: derivedFileName, sha256: '', sizeBytes: 0 },
   };
   const derivedPath = path.join(resolveCacheDir({ cacheDir }), derivedFileName);
+  await mkdir(path.dirname(derivedPath), { recursive: true });
   const loaded: LoadedControlPack = { dir: packDir, pack: draft, rows };
   const made = await deriveControlModel(basePath, derivedPath, loaded, { pin: false });
   if (made.kind !== 'ok') throw new Error(made.message);
@@ -37,4 +38,32 @@ export async function writePack(
   await writeFile(path.join(packDir, 'pack.json'), `${JSON.stringify(final, null, 2)}\n`);
   await writeVerifiedMark(derivedPath, made.sha256);
   return { derivedPath, pack: final };
+}
+
+/** What a variant changes in the pack it copies. */
+export interface PackVariant {
+  rows: PackRows;
+  needThreshold: number;
+  trained: boolean;
+  /** An adapter already copied into the variant's folder, pinned; the committed pack's is not carried over. */
+  adapter?: { file: string; sha256: string };
+  provenance?: Record<string, unknown>;
+}
+
+/**
+ * The pack in `packDir` with other rows (and adapter) written to `outDir`, its derived model
+ * beside it: an ablation or a candidate training is benched from there
+ * (`bench --model OUT/<derived> --adapter OUT/adapter.gguf`) while the committed pack, and the
+ * derived model in the cache that the server uses, stay as they are.
+ */
+export async function writePackVariant(
+  packDir: string, outDir: string, basePath: string, variant: PackVariant,
+): Promise<{ derivedPath: string; pack: ControlPack }> {
+  if (path.resolve(outDir) === path.resolve(packDir)) throw new Error(`a variant goes beside the pack, not over it (${packDir}): use packTool update for that`);
+  const { pack } = loadControlPack(packDir);
+  const { derived, rows: _rows, adapter: _adapter, ...rest } = pack;
+  return writePack(outDir, {
+    ...rest, trained: variant.trained, needThreshold: variant.needThreshold, provenance: variant.provenance ?? pack.provenance,
+    derivedFileName: derived.fileName, ...(variant.adapter ? { adapter: variant.adapter } : {}),
+  }, variant.rows, basePath, outDir);
 }

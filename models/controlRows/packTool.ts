@@ -6,6 +6,13 @@
  *   node dist/models/controlRows/packTool.js update qwen2.5-coder-0.5b --output-rows ROWS.f32 \
  *     --need-threshold 0.42 --provenance METRICS.json [--no-trained]
  *   node dist/models/controlRows/packTool.js trigger qwen2.5-coder-0.5b vocabulary
+ *   node dist/models/controlRows/packTool.js variant qwen2.5-coder-0.5b --out DIR --rows ROWS.f32 \
+ *     [--adapter LORA.gguf] --need-threshold 0 [--trained]
+ *
+ * `variant` writes the committed pack with other rows (and adapter) into DIR, with its derived
+ * model beside it, leaving the committed pack and the model cache as they are: how an ablation or
+ * a candidate training is benched (`bench --model DIR/<derived> --adapter DIR/adapter.gguf`)
+ * before anything replaces what ships.
  *
  * Initial input rows (never trained on two CPU cores: training them needs gradients through the
  * whole network, the GPU script's job): `<C_i>` reads as `<|file_sep|>` (a repository file
@@ -14,7 +21,7 @@
  * start at zero.
  */
 import { statSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { kvArray, kvString, readGgufHeader, readTensorBytes, type GgufHeader } from '../../server/src/model/gguf/ggufReader.js';
@@ -22,7 +29,7 @@ import { decodeTensorData, LlamaTokenType, type WritableGgmlType } from '../../s
 import { FILE_SEPARATOR, FIM_MIDDLE } from '../../server/src/model/specialTokens.js';
 import { cachedModelPath } from '../../server/src/modelStore/cacheDir.js';
 import { CONTROL_PACK_FORMAT, controlPacksDir, loadControlPack, sha256, type ControlPack, type ControlToken } from '../../server/src/modelStore/controlPack.js';
-import { PACK_TOKEN_TEXTS, writePack, type PackRows } from './packFiles.js';
+import { PACK_TOKEN_TEXTS, writePack, writePackVariant, type PackRows } from './packFiles.js';
 
 async function init(name: string): Promise<void> {
   const basePath = verifiedBase(name);
@@ -77,6 +84,23 @@ async function update(name: string, options: UpdateOptions): Promise<void> {
   }, newRows, basePath);
   const state = options.trained ? 'trained rows (auto runs reposhapley)' : 'rows kept, not marked trained (auto keeps running full)';
   process.stdout.write(`updated ${packDir}: ${state}, t_c ${options.needThreshold}${adapter ? `, adapter ${adapter.file}` : ''}; ` +
+    `derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
+}
+
+/** The committed pack with other rows (and adapter) in `options.out`, its derived model beside it. */
+async function variant(name: string, options: UpdateOptions & { out: string }): Promise<void> {
+  const basePath = verifiedBase(name);
+  const packDir = path.join(controlPacksDir(), name);
+  const { pack, rows } = loadControlPack(packDir);
+  const outDir = path.resolve(options.out);
+  const newRows = await trainedRows(pack, rows, options);
+  if (path.resolve(packDir) !== outDir) await mkdir(outDir, { recursive: true });
+  const adapter = options.adapter && path.resolve(packDir) !== outDir ? await copyAdapter(options.adapter, outDir) : undefined;
+  const provenance = options.provenance ? JSON.parse(await readFile(options.provenance, 'utf8')) as Record<string, unknown> : undefined;
+  const result = await writePackVariant(packDir, outDir, basePath, {
+    rows: newRows, needThreshold: options.needThreshold, trained: options.trained, ...(adapter ? { adapter } : {}), ...(provenance ? { provenance } : {}),
+  });
+  process.stdout.write(`wrote the variant ${outDir}${adapter ? ` (adapter ${path.join(outDir, adapter.file)})` : ''}; ` +
     `derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
 }
 
@@ -167,6 +191,16 @@ program.command('update <name>')
   .option('--provenance <file>', 'JSON recorded in pack.json (labels, training, metrics)')
   .option('--no-trained', 'keep the rows without marking the pack trained: `auto` runs full until a bench confirms them')
   .action((name: string, options: UpdateOptions) => update(name, options));
+program.command('variant <name>')
+  .description('write the pack with other rows (and adapter) into a folder of its own, with its derived model: for ablations')
+  .requiredOption('--out <dir>', 'the folder for the variant pack and its derived model')
+  .option('--output-rows <file>', 'trained output rows, float32, pack token order (control_rows.py)')
+  .option('--rows <file>', 'trained input and output rows, the pack\'s rows.f32 layout (control_finetune.py)')
+  .option('--adapter <file>', 'a LoRA adapter GGUF trained with the rows, copied in and pinned')
+  .requiredOption('--need-threshold <t>', 't_c', Number)
+  .option('--provenance <file>', 'JSON recorded in pack.json')
+  .option('--trained', 'mark the rows trained (auto runs reposhapley)', false)
+  .action((name: string, options: UpdateOptions & { out: string }) => variant(name, options));
 program.command('trigger <name> <softmax>')
   .description('declare how P(NEED) is read: "pair" (Algorithm 1) or "vocabulary"; t_c must be tuned again for it')
   .action((name: string, softmax: string) => setTrigger(name, softmax));
