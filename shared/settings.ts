@@ -19,13 +19,13 @@ export const POLICY_NAMES: readonly PolicyName[] = ['none', 'full', 'reposhapley
 /**
  * The prompt layout: `auto` = what a derived model declares (its control pack's layout), else its
  * repository format (`repo-fim`) when its vocabulary has one (Qwen2.5-Coder), else `plain-fim`
- * (chunks as comments). On a derived model `repo-fim` and `repo-fim-line` pick either repository
- * layout (for paired benches); the small model with the control tokens always gets the RepoShapley format.
+ * (chunks as comments). On a derived model `repo-fim`, `repo-fim-line` and `repo-fim-pack-last`
+ * pick a repository layout (for paired benches); the small model with the control tokens always gets the RepoShapley format.
  */
-export type LayoutPreference = 'auto' | 'repo-fim' | 'repo-fim-line' | 'plain-fim';
+export type LayoutPreference = 'auto' | 'repo-fim' | 'repo-fim-line' | 'repo-fim-pack-last' | 'plain-fim';
 
 /** All layout preferences, in the order the docs list them. */
-export const LAYOUT_PREFERENCES: readonly LayoutPreference[] = ['auto', 'repo-fim', 'repo-fim-line', 'plain-fim'];
+export const LAYOUT_PREFERENCES: readonly LayoutPreference[] = ['auto', 'repo-fim', 'repo-fim-line', 'repo-fim-pack-last', 'plain-fim'];
 
 /** Token budgets for the three parts of a prompt, in model tokens. */
 export interface PromptBudgets {
@@ -202,7 +202,7 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   },
   layout: {
     type: 'string', default: 'auto', enum: LAYOUT_PREFERENCES,
-    description: 'Prompt layout: `repo-fim` (the model\'s repository format), `repo-fim-line` (the same with the cursor line\'s typed text as the start of the middle: a keystroke re-reads a token or two, but it cost the 0.5B 18 EM points), `plain-fim` (chunks as comments; not for control-pack models), `auto` (what the model declares, else repo-fim where the vocabulary has it).',
+    description: 'Prompt layout: `repo-fim` (the model\'s repository format), `repo-fim-line` (the same with the cursor line\'s typed text as the start of the middle: a keystroke re-reads a token or two, but it cost the 0.5B 18 EM points), `repo-fim-pack-last` (the paper\'s order, chunks after the suffix: for paired benches, every keystroke re-reads the chunks), `plain-fim` (chunks as comments; not for control-pack models), `auto` (what the model declares, else repo-fim where the vocabulary has it).',
   },
   'budgets.prefixTokens': {
     type: 'integer', default: 384, min: 16, max: MAX_BUDGET_TOKENS,

@@ -205,6 +205,9 @@ describe('--typing mode on the same fixture', () => {
       // The user rested for the first ghost text: never cancelled, its latency is the arrival's.
       expect(Number.isFinite(stats.firstMs)).toBe(true);
       expect(stats.keystrokeMs.length).toBeLessThanOrEqual(keys.length);
+      // Model answers are the keystroke answers that came neither from the cache nor without a trace.
+      expect(stats.modelKeystrokeMs!.length + stats.cacheHits).toBeLessThanOrEqual(stats.keystrokeMs.length);
+      expect(stats.modelKeystrokeMs!.every((ms) => stats.keystrokeMs.includes(ms))).toBe(true);
     }
   }, 120_000);
 });

@@ -34,6 +34,11 @@ export interface TypingStats {
    */
   keystrokeMs: number[];
   /**
+   * The part of `keystrokeMs` the model answered (a new trace, neither cache nor typed-through
+   * ghost text): what a prompt order costs while typing. Absent in results from before it was kept.
+   */
+  modelKeystrokeMs?: number[];
+  /**
    * The arrival: latency of the request at the cursor before any key, or with `--pause-ms` of the
    * first key's request (NaN when it was cancelled).
    */

@@ -191,7 +191,7 @@ async function typingStats(session: ServerSession, steps: readonly Step[], keyst
   const stats: TypingStats = {
     keystrokes, requests: steps.length, cancelled: 0, shown: 0, empty: 0, cacheHits: 0,
     reusedTokens: 0, promptTokens: 0, settledLatencyMs: steps[steps.length - 1]?.settled?.answer?.latencyMs ?? Number.NaN,
-    latenciesMs: [], keystrokeMs: [], firstMs: steps[0]?.cancelled ? Number.NaN : steps[0]?.settled?.answer?.latencyMs ?? Number.NaN,
+    latenciesMs: [], keystrokeMs: [], modelKeystrokeMs: [], firstMs: steps[0]?.cancelled ? Number.NaN : steps[0]?.settled?.answer?.latencyMs ?? Number.NaN,
   };
   const traceIds = new Set<string>();
   for (const [index, step] of steps.entries()) {
@@ -205,10 +205,15 @@ async function typingStats(session: ServerSession, steps: readonly Step[], keyst
     if (answer.traceId !== undefined) traceIds.add(answer.traceId);
     // The first request is the arrival (firstMs); what follows is typing.
     if (index === 0) continue;
-    stats.keystrokeMs.push(reused ? answer.latencyMs : Math.max(0, answer.latencyMs - debounceMs));
+    const keystrokeMs = reused ? answer.latencyMs : Math.max(0, answer.latencyMs - debounceMs);
+    stats.keystrokeMs.push(keystrokeMs);
     if (answer.traceId === undefined) continue;
-    if (reused) stats.cacheHits++;
-    else addTokens(stats, await session.trace(answer.traceId));
+    if (reused) {
+      stats.cacheHits++;
+    } else {
+      stats.modelKeystrokeMs!.push(keystrokeMs);
+      addTokens(stats, await session.trace(answer.traceId));
+    }
   }
   return stats;
 }

@@ -85,6 +85,23 @@ test('typing: keystroke-to-answer percentiles pool every answered request of eve
   ];
   const full = summarize(typed, ['full'], ['line'], { resamples: 50 }).groups.find((g) => g.type === 'all')!;
   expect(full.typing?.keystroke).toEqual({ p50: 300, p95: 1000, p99: 1000 });
+  // Results from before the model's answers were told apart have none to pool.
+  expect(Number.isNaN(full.typing?.modelKeystroke.p50)).toBe(true);
   expect(full.typing?.settled.p50).toBe(300);
   expect(full.typing?.first.p50).toBe(5000);
+});
+
+test('typing: the model-answered keystrokes are pooled apart from cache and typed-through answers', () => {
+  const stats = (keystrokeMs: number[], modelKeystrokeMs: number[]) => ({
+    keystrokes: keystrokeMs.length, requests: keystrokeMs.length, cancelled: 0, shown: keystrokeMs.length, empty: 0,
+    cacheHits: keystrokeMs.length - modelKeystrokeMs.length, reusedTokens: 0, promptTokens: 1,
+    settledLatencyMs: keystrokeMs[keystrokeMs.length - 1]!, latenciesMs: keystrokeMs, keystrokeMs, modelKeystrokeMs, firstMs: 5000,
+  });
+  const typed = [
+    result('a', 'full', 'x', 'x', { typing: stats([1, 1, 900], [900]) }),
+    result('b', 'full', 'y', 'y', { typing: stats([2, 700, 1], [700]) }),
+  ];
+  const all = summarize(typed, ['full'], ['line'], { resamples: 50 }).groups.find((g) => g.type === 'all')!;
+  expect(all.typing?.keystroke.p50).toBe(1);
+  expect(all.typing?.modelKeystroke).toEqual({ p50: 700, p95: 900, p99: 900 });
 });

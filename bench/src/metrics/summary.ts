@@ -80,6 +80,8 @@ export interface TypingSummary {
   settled: Percentiles;
   /** Keystroke to answer over every answered request, debounce excluded (TypingStats.keystrokeMs). */
   keystroke: Percentiles;
+  /** Keystroke to answer of the requests the model answered (TypingStats.modelKeystrokeMs). */
+  modelKeystroke: Percentiles;
   /** Arrival at the cursor (a jump) to its first ghost text (TypingStats.firstMs). */
   first: Percentiles;
 }
@@ -175,6 +177,7 @@ function summarizeTyping(results: readonly TaskResult[]): TypingSummary | undefi
     reusedRatio: ratio(stats.map((s) => s.reusedTokens), stats.map((s) => s.promptTokens)),
     settled: percentiles(stats.map((s) => s.settledLatencyMs)),
     keystroke: percentiles(stats.flatMap((s) => s.keystrokeMs)),
+    modelKeystroke: percentiles(stats.flatMap((s) => s.modelKeystrokeMs ?? [])),
     first: percentiles(stats.map((s) => s.firstMs)),
   };
 }

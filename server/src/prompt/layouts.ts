@@ -12,6 +12,10 @@
  *                text follows <MID> as the middle's forced start: everything up to <MID> stays the
  *                same while the user types on the line, so a keystroke re-reads a token or two
  *                instead of the cursor line and the whole suffix (issue 19)
+ *   repo-fim-pack-last  the paper's order in Qwen's tokens: the file's FIM prefix and suffix, then
+ *                the chunks as `<|file_sep|>` sections, then <MID>. Every keystroke changes the
+ *                prefix, so the whole pack is read again: kept to measure that order against
+ *                repo-fim (issue 19: latency and quality in one run), not to serve
  *   plain-fim    <PFX>[chunks as # comments]Xp<SFX>Xs<MID>       (plainFim.ts; any FIM model)
  *
  * A layout for a model with control tokens also says where Algorithm 1 reads its decisions
@@ -28,7 +32,7 @@ import { generationSegments, inFileSegments, noRetrievalSegments, planPrompt, se
 import { special, type Segment } from './segments.js';
 import type { LayoutPreference, PromptBudgets } from '../../../shared/settings.js';
 
-export type LayoutName = 'reposhapley' | 'repo-fim' | 'repo-fim-line' | 'plain-fim';
+export type LayoutName = 'reposhapley' | 'repo-fim' | 'repo-fim-line' | 'repo-fim-pack-last' | 'plain-fim';
 
 
 
@@ -125,6 +129,13 @@ const repoFimLineLayout: PromptLayout = {
   },
 };
 
+/** repo-fim with the chunks after the suffix (see the module comment). */
+const repoFimPackLastLayout: PromptLayout = {
+  ...repoFimLayout,
+  name: 'repo-fim-pack-last',
+  generation: repoFimPackLastSegments,
+};
+
 /**
  * The repository format with control tokens (a derived Qwen2.5-Coder). Trigger: the no-retrieval
  * prompt through `<|fim_middle|>`, where the completion starts: a DONE generation evaluates
@@ -156,6 +167,16 @@ const repoFimLineControlLayout: PromptLayout = {
   },
 };
 
+/**
+ * repo-fim-pack-last with control tokens: the decisions are read as repo-fim's are (the
+ * no-retrieval prompt is the same bytes in both orders), only the generation puts the kept
+ * chunks after the suffix.
+ */
+const repoFimPackLastControlLayout: PromptLayout = {
+  ...repoFimPackLastLayout,
+  control: repoFimControlLayout.control!,
+};
+
 /** The repository prompt with no chunks, through `<|fim_middle|>` (and the cursor line, where the plan moved it there). */
 function repoFimNoRetrieval(plan: PromptPlan): Segment[] {
   return repoFimSegments({ ...plan, packed: [] }, []);
@@ -184,6 +205,18 @@ export function repoFimSegments(plan: PromptPlan, kept: readonly number[]): Segm
 }
 
 /**
+ * The paper's order (prefix, suffix, then the pack) in the repository format: the current file's
+ * FIM prefix and suffix, the kept chunks as `<|file_sep|>` sections (best-ranked last, nearest the
+ * middle), then `<|fim_middle|>`. With nothing kept it is repo-fim's no-retrieval prompt.
+ */
+export function repoFimPackLastSegments(plan: PromptPlan, kept: readonly number[]): Segment[] {
+  const inFile = repoFimSegments({ ...plan, packed: [] }, []);
+  const middle = inFile.findIndex((segment) => segment.kind === 'special' && segment.role === 'MID');
+  const chunks = repoFimSegments(plan, kept).slice(2, 2 + 2 * kept.length);
+  return [...inFile.slice(0, middle), ...chunks, ...inFile.slice(middle)];
+}
+
+/**
  * The layout for a model: the RepoShapley format when it has the control tokens (a derived
  * pretrained model keeps its declared repository layout, or the repository layout the preference
  * names: a paired bench compares them on one model); else its repository format when its
@@ -191,12 +224,14 @@ export function repoFimSegments(plan: PromptPlan, kept: readonly number[]): Segm
  */
 export function chooseLayout(info: ModelInfo, preference: LayoutPreference = 'auto'): PromptLayout {
   if (info.hasControlTokens && info.declaredLayout) {
+    if (preference === 'repo-fim-pack-last') return repoFimPackLastControlLayout;
     const lineMiddle = preference === 'repo-fim-line' || (preference !== 'repo-fim' && info.declaredLayout === 'repo-fim-line');
     return lineMiddle ? repoFimLineControlLayout : repoFimControlLayout;
   }
   if (info.hasControlTokens) return reposhapleyLayout(info.echoLines);
   const hasRepoFormat = info.special.repoName !== undefined && info.special.fileSeparator !== undefined;
   if (preference === 'repo-fim-line' && hasRepoFormat) return repoFimLineLayout;
+  if (preference === 'repo-fim-pack-last' && hasRepoFormat) return repoFimPackLastLayout;
   if (preference !== 'plain-fim' && hasRepoFormat) return repoFimLayout;
   return plainFimLayout;
 }
@@ -205,6 +240,7 @@ export function chooseLayout(info: ModelInfo, preference: LayoutPreference = 'au
 export function layoutByName(name: LayoutName, echoLines = 0): PromptLayout {
   if (name === 'reposhapley') return reposhapleyLayout(echoLines);
   if (name === 'repo-fim-line') return repoFimLineLayout;
+  if (name === 'repo-fim-pack-last') return repoFimPackLastLayout;
   return name === 'repo-fim' ? repoFimLayout : plainFimLayout;
 }
 

@@ -152,6 +152,34 @@ describe('repo-fim-line: the cursor line after <|fim_middle|> (golden)', () => {
   });
 });
 
+describe('repo-fim-pack-last: the paper\'s order in the repository format (golden)', () => {
+  const layout = layoutByName('repo-fim-pack-last');
+  const plan = planWith('repo-fim');
+
+  test('the kept chunks follow the suffix, best-ranked last; the file\'s part is repo-fim\'s', async () => {
+    const rendered = renderQwen(layout.generation(plan, [0, 2]));
+    await expect(rendered).toMatchFileSnapshot('golden/repo-fim-pack-last-kept-1-3.txt');
+    const [suffixAt, middleAt] = [rendered.indexOf('<|fim_suffix|>'), rendered.indexOf('<|fim_middle|>')];
+    const [third, first] = [rendered.indexOf('pkg/util.py\n'), rendered.indexOf('pkg/session.py\nclass Session:')];
+    expect(suffixAt).toBeGreaterThan(0);
+    expect([suffixAt < third, third < first, first < middleAt]).toEqual([true, true, true]);
+    const sameChunks = (segments: ReturnType<typeof layout.generation>) => renderQwen(segments.filter((s) => s.kind === 'text')).length;
+    expect(sameChunks(layout.generation(plan, [0, 2]))).toBe(sameChunks(layoutByName('repo-fim').generation(plan, [0, 2])));
+  });
+
+  test('with nothing kept it is repo-fim\'s no-retrieval prompt', () => {
+    expect(renderQwen(layout.generation({ ...plan, packed: [] }, []))).toBe(renderQwen(layoutByName('repo-fim').generation({ ...plan, packed: [] }, [])));
+  });
+
+  test('on a derived model the preference picks it, with repo-fim\'s control decisions', () => {
+    const derived = { hasControlTokens: true, declaredLayout: 'repo-fim', echoLines: 0, special: {} } as unknown as ModelInfo;
+    const chosen = chooseLayout(derived, 'repo-fim-pack-last');
+    expect(chosen.name).toBe('repo-fim-pack-last');
+    expect(renderQwen(chosen.control!.trigger(plan))).toBe(renderQwen(chooseLayout(derived).control!.trigger(plan)));
+    expect(renderQwen(chosen.generation(plan, [1]))).toBe(renderQwen(layout.generation(plan, [1])));
+  });
+});
+
 describe('repository layout with control tokens (a derived Qwen2.5-Coder, golden)', () => {
   const derived = { hasControlTokens: true, declaredLayout: 'repo-fim', echoLines: 0, special: {} } as unknown as ModelInfo;
   const layout = chooseLayout(derived);
