@@ -108,17 +108,23 @@ async function main(): Promise<void> {
             await (writer instanceof SequenceWriter ? writer.add(sequences) : extractStates(sequences, reader!, writer));
             counts.written++;
           }
-          process.stderr.write(`\r${JSON.stringify(counts)}`);
+          reportCounts(counts);
         }
       } finally {
         repo.dispose();
       }
     }
-    process.stderr.write(`\n${kind} -> ${out}\n`);
+    process.stderr.write(`${process.stderr.isTTY ? '\n' : `${JSON.stringify(counts)}\n`}${kind} -> ${out}\n`);
   } finally {
     await reader?.dispose();
     await model.dispose();
   }
+}
+
+/** The counts on one rewritten line at a terminal; in a log file, a line every 50 records. */
+function reportCounts(counts: Record<string, number>): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r${JSON.stringify(counts)}`);
+  else if (Object.values(counts).reduce((sum, n) => sum + n, 0) % 50 === 0) process.stderr.write(`${JSON.stringify(counts)}\n`);
 }
 
 /** The frozen states at the instance's decision positions (module comment), appended to the folder. */
