@@ -9,7 +9,7 @@ import { modelSettingsFromArgument } from '../../server/src/completion/modelChoi
 import type { LayoutPreference, PolicyName, PromptBudgets, SettingsPatch } from '../../shared/settings.js';
 import { DIST_PACKAGES, fetchCodePackage } from './debianPackages.js';
 import { driveTasks } from './driver/driveTasks.js';
-import { borrowResults, resultKey, RunJournal, type RunIdentity } from './driver/journal.js';
+import { borrowResults, journalOrigins, resultKey, RunJournal, type RunIdentity } from './driver/journal.js';
 import type { TypingOptions } from './driver/typingReplay.js';
 import { harnessTiming, type HarnessTiming } from './metrics/harnessTiming.js';
 import { summarize, type BenchSummary } from './metrics/summary.js';
@@ -118,13 +118,14 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
     progress.stop();
   }
   const summary = summarize(local.results, arms.map(armName), options.types, { seed: options.seed, resamples: options.resamples });
+  const origins = journalOrigins(finished);
   const timing = harnessTiming(local.results, local.repositories);
   const meta: ReportMeta = {
     command: options.command, startedAt: started.toISOString(), wallMs: Date.now() - started.getTime(),
     model: `${options.model ?? '(server default)'}${options.adapter ? ` + LoRA adapter ${options.adapter}` : ''}`, seed: options.seed, repositories: repositories.map((r) => r.name),
     machine: `${os.availableParallelism()} cores, load average ${loadAverage.toFixed(1)} at start`, typing: options.typing !== undefined,
-    ...(finished.size > reused ? { resumedResults: finished.size - reused } : {}),
-    ...(reused > 0 ? { reusedResults: `${reused} from ${options.reuseFrom}` } : {}),
+    ...(origins.resumed > 0 ? { resumedResults: origins.resumed } : {}),
+    ...(origins.reused > 0 ? { reusedResults: `${origins.reused} from ${origins.sources.join(', ')}` } : {}),
   };
   const files = await writeReport(options.outDir, {
     meta, policies: arms.map(armName), types: options.types, tasks, taskStats: stats,

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { scoreCompletion } from '../metrics/textMetrics.js';
-import { borrowResults, JOURNAL_FILE, JournalError, resultKey, RunJournal } from './journal.js';
+import { borrowResults, JOURNAL_FILE, JournalError, journalOrigins, resultKey, RunJournal } from './journal.js';
 import type { TaskResult } from './results.js';
 
 let dir: string;
@@ -83,5 +83,23 @@ describe('borrowResults (--reuse)', () => {
     expect(() => borrowResults(dir, { ...borrower, budgets: { prefixTokens: 256, suffixTokens: 64, chunkTokens: 384 } }, arms))
       .toThrow(JournalError);
     expect(() => borrowResults(path.join(dir, 'missing'), borrower, arms)).toThrow(/does not exist/);
+  });
+
+  test('copies name the run that measured them, through a resume and through a copy of a copy', () => {
+    lenderJournal(lender);
+    const borrowed = borrowResults(dir, borrower, arms);
+    expect(borrowed.every((r) => r.reusedFrom === path.resolve(dir))).toBe(true);
+
+    // The borrowing run journals the copies beside what it measures, then is interrupted and resumed.
+    const out = path.join(dir, 'borrower');
+    const { journal } = RunJournal.open(out, borrower, false);
+    for (const copy of borrowed) journal.append(copy);
+    journal.append(result('t1', 'reposhapley'));
+    const origins = journalOrigins(RunJournal.open(out, borrower, true).finished);
+    expect(origins).toEqual({ resumed: 1, reused: 2, sources: [path.resolve(dir)] });
+
+    // A third run borrowing from the second keeps the first lender's name on the first's results.
+    const again = borrowResults(out, { ...borrower, needThreshold: 0.3, policies: ['reposhapley', 'none'] }, [{ policy: 'reposhapley' }, { policy: 'none' }]);
+    expect(Object.fromEntries(again.map((r) => [r.policy, r.reusedFrom]))).toEqual({ none: path.resolve(dir), reposhapley: path.resolve(out) });
   });
 });

@@ -85,7 +85,18 @@ export function borrowResults(dir: string, run: RunIdentity, arms: readonly Arm[
   }
   const sameThreshold = !differing.includes('needThreshold');
   const wanted = new Set(arms.filter((arm) => sameThreshold || THRESHOLD_FREE_POLICIES.has(arm.policy)).map(armName));
-  return [...results.values()].filter((result) => wanted.has(result.policy));
+  // A copy names the run that measured it; a copy of a copy keeps the first name.
+  return [...results.values()].filter((result) => wanted.has(result.policy))
+    .map((result) => ({ ...result, reusedFrom: result.reusedFrom ?? path.resolve(dir) }));
+}
+
+/**
+ * Where the results a journal holds came from: measured by the interrupted run itself (resumed),
+ * or copied by `--reuse` from other runs (each named once), so a resumed run's report says both.
+ */
+export function journalOrigins(finished: FinishedResults): { resumed: number; reused: number; sources: string[] } {
+  const copies = [...finished.values()].filter((result) => result.reusedFrom !== undefined);
+  return { resumed: finished.size - copies.length, reused: copies.length, sources: [...new Set(copies.map((r) => r.reusedFrom!))] };
 }
 
 /** A journal that cannot be used for this run; the message says what to do. */

@@ -86,4 +86,6 @@ export interface TaskResult {
   /** API tasks with a trace: whether the callee's definition was retrieved and sent. */
   evidence?: CalleeEvidence;
   typing?: TypingStats;
+  /** The report folder of the run that measured it, when `--reuse` copied it from there. */
+  reusedFrom?: string;
 }
