@@ -6,7 +6,7 @@
  * /proc/PID/status): the host holds the weights, the contexts and their KV caches.
  *
  *   npm run build && nice -n 10 node dist/bench/src/soak.js [--edits 10000] [--burst-seconds 60] [--rate 100]
- *     [--packages python3-requests,python3-click,...] [--stdlib] [--speed 1] [--seed 1] [--model X.gguf] [--threads 1] [--json FILE]
+ *     [--packages python3-requests,python3-click,...] [--stdlib] [--speed 1] [--seed 1] [--model X.gguf [--adapter LORA.gguf]] [--threads 1] [--json FILE]
  *     [--tiny] [--node-args "--max-old-space-size=256"]
  *
  * Benchmark repositories: Debian packages from /work/shared/bench/packages.txt, fetched into
@@ -31,7 +31,7 @@ const SOAK_PACKAGES = ['python3-requests', 'python3-click', 'python3-jinja2', 'p
 
 interface SoakFlags {
   edits: number; burstSeconds: number; rate: number; packages?: string; stdlib?: boolean; speed: number; seed: number;
-  model?: string; threads: number; json?: string; tiny?: boolean; nodeArgs?: string;
+  model?: string; adapter?: string; threads: number; json?: string; tiny?: boolean; nodeArgs?: string;
 }
 
 function program(): Command {
@@ -45,6 +45,7 @@ function program(): Command {
     .option('--speed <factor>', 'typing speed as a multiple of human speed', positiveNumber, 1)
     .option('--seed <n>', 'seed of the typing script', nonNegativeInt, 1)
     .option('--model <gguf>', 'model file (default: the bundled model, else the tiny generated GGUF)')
+    .option('--adapter <gguf>', 'a LoRA adapter for --model (the control pack\'s adapter.gguf: what the server runs by default)')
     .option('--threads <n>', 'model CPU threads (1 leaves a core to the replay; the real model\'s default is 2)', positiveInt, 1)
     .option('--json <file>', 'also write the full report as JSON to this file (default: none)')
     .option('--tiny', 'use the tiny generated GGUF instead of the bundled model')
@@ -110,12 +111,12 @@ async function main(): Promise<void> {
       burstSeconds: flags.burstSeconds,
       burstRate: flags.rate,
       seed: flags.seed,
-      settings: { threads: flags.threads },
+      settings: { threads: flags.threads, ...(flags.adapter ? { adapterPath: path.resolve(flags.adapter) } : {}) },
       nodeArgs: flags.nodeArgs?.split(' ').filter(Boolean),
       log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });
     if (flags.json) writeFileSync(flags.json, JSON.stringify(report, null, 1));
-    process.stdout.write(`model: ${modelPath}\n${formatSoak(report)}\n`);
+    process.stdout.write(`model: ${modelPath}${flags.adapter ? ` + LoRA adapter ${flags.adapter}` : ''}\n${formatSoak(report)}\n`);
     // NaN growth (no model host: an in-process model) is no failure of the host.
     const hostGrowth = report.memory.modelHost.startKiB > 0 ? report.memory.modelHost.growth : 0;
     const failed = report.replay.stuck + report.burst.stuck > 0 || report.exitCode !== 0
