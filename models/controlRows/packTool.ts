@@ -93,9 +93,11 @@ async function variant(name: string, options: UpdateOptions & { out: string }): 
   const packDir = path.join(controlPacksDir(), name);
   const { pack, rows } = loadControlPack(packDir);
   const outDir = path.resolve(options.out);
+  // Checked before anything is written: the adapter would land over the committed one.
+  if (outDir === path.resolve(packDir)) throw new Error(`--out is the committed pack ${packDir}: a variant goes beside it (update replaces it)`);
   const newRows = await trainedRows(pack, rows, options);
-  if (path.resolve(packDir) !== outDir) await mkdir(outDir, { recursive: true });
-  const adapter = options.adapter && path.resolve(packDir) !== outDir ? await copyAdapter(options.adapter, outDir) : undefined;
+  await mkdir(outDir, { recursive: true });
+  const adapter = options.adapter ? await copyAdapter(options.adapter, outDir) : undefined;
   const provenance = options.provenance ? JSON.parse(await readFile(options.provenance, 'utf8')) as Record<string, unknown> : undefined;
   const result = await writePackVariant(packDir, outDir, basePath, {
     rows: newRows, needThreshold: options.needThreshold, trained: options.trained, ...(adapter ? { adapter } : {}), ...(provenance ? { provenance } : {}),
