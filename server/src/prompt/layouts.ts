@@ -191,14 +191,9 @@ function candidateSteps(plan: PromptPlan): Segment[][] {
  * the strongest evidence sits nearest the current file, then the current file in FIM form.
  */
 export function repoFimSegments(plan: PromptPlan, kept: readonly number[]): Segment[] {
-  const repository = plan.repository;
-  if (!repository) throw new Error('repo-fim prompt without a repository header: plan it with the repo-fim layout');
-  const chunks = [...kept].reverse().flatMap((i): Segment[] => {
-    const chunk = plan.packed[i]!;
-    return [special('FILE_SEP'), { kind: 'text', text: chunk.text, ids: chunk.ids }];
-  });
+  const repository = repositoryOf(plan);
   return [
-    special('REPO'), text(repository.name), ...chunks, special('FILE_SEP'), text(repository.file),
+    special('REPO'), text(repository.name), ...keptSections(plan, kept), special('FILE_SEP'), text(repository.file),
     special('PFX'), text(plan.prefix), special('SFX'), text(plan.suffix), special('MID'),
     ...(plan.cursorLine ? [text(plan.cursorLine)] : []),
   ];
@@ -210,10 +205,25 @@ export function repoFimSegments(plan: PromptPlan, kept: readonly number[]): Segm
  * middle), then `<|fim_middle|>`. With nothing kept it is repo-fim's no-retrieval prompt.
  */
 export function repoFimPackLastSegments(plan: PromptPlan, kept: readonly number[]): Segment[] {
-  const inFile = repoFimSegments({ ...plan, packed: [] }, []);
-  const middle = inFile.findIndex((segment) => segment.kind === 'special' && segment.role === 'MID');
-  const chunks = repoFimSegments(plan, kept).slice(2, 2 + 2 * kept.length);
-  return [...inFile.slice(0, middle), ...chunks, ...inFile.slice(middle)];
+  const repository = repositoryOf(plan);
+  return [
+    special('REPO'), text(repository.name), special('FILE_SEP'), text(repository.file),
+    special('PFX'), text(plan.prefix), special('SFX'), text(plan.suffix), ...keptSections(plan, kept), special('MID'),
+    ...(plan.cursorLine ? [text(plan.cursorLine)] : []),
+  ];
+}
+
+function repositoryOf(plan: PromptPlan): NonNullable<PromptPlan['repository']> {
+  if (!plan.repository) throw new Error('repo-fim prompt without a repository header: plan it with the repo-fim layout');
+  return plan.repository;
+}
+
+/** The kept chunks as `<|file_sep|>` sections, best-ranked last. */
+function keptSections(plan: PromptPlan, kept: readonly number[]): Segment[] {
+  return [...kept].reverse().flatMap((i): Segment[] => {
+    const chunk = plan.packed[i]!;
+    return [special('FILE_SEP'), { kind: 'text', text: chunk.text, ids: chunk.ids }];
+  });
 }
 
 /**
