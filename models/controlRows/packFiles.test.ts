@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -38,7 +38,7 @@ describe('a pack variant', () => {
   test('is written beside the committed pack with its own derived model, and leaves the pack as it was', async () => {
     const committed = { manifest: readFileSync(path.join(packDir, 'pack.json')), rows: readFileSync(path.join(packDir, 'rows.f32')) };
     const outDir = path.join(dir, 'variant');
-    const { derivedPath, pack } = await writePackVariant(packDir, outDir, tiny.path, { rows: rowsOf(0.05), needThreshold: 0, trained: true });
+    const { derivedPath, pack } = await writePackVariant(loadControlPack(packDir), outDir, tiny.path, { rows: rowsOf(0.05), needThreshold: 0, trained: true });
 
     expect(readFileSync(path.join(packDir, 'pack.json'))).toEqual(committed.manifest);
     expect(readFileSync(path.join(packDir, 'rows.f32'))).toEqual(committed.rows);
@@ -54,8 +54,10 @@ describe('a pack variant', () => {
   });
 
   test('refuses to write over the committed pack', async () => {
-    await expect(writePackVariant(packDir, packDir, tiny.path, { rows: rowsOf(1), needThreshold: 0, trained: true }))
+    await expect(writePackVariant(loadControlPack(packDir), packDir, tiny.path, { rows: rowsOf(1), needThreshold: 0, trained: true, adapterFile: tiny.path }))
       .rejects.toThrow(/beside the pack, not over it/);
     expect(loadControlPack(packDir).pack.trained).toBe(false);
+    // Refused before anything was written: no adapter landed in the committed pack either.
+    expect(existsSync(path.join(packDir, 'adapter.gguf'))).toBe(false);
   });
 });

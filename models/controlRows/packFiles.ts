@@ -3,12 +3,13 @@
  * file, the derived model made from the verified base with it, and pack.json pinning both.
  * The derived file lands in the model cache, marked verified, so the server uses it at once.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CHUNK_CLOSE_TOKENS, CHUNK_OPEN_TOKENS, CONTROL_TOKENS } from '../../server/src/model/specialTokens.js';
 import { resolveCacheDir } from '../../server/src/modelStore/cacheDir.js';
 import { deriveControlModel } from '../../server/src/modelStore/controlDerive.js';
-import { encodeRows, loadControlPack, sha256, type ControlPack, type LoadedControlPack } from '../../server/src/modelStore/controlPack.js';
+import { kvString, readGgufHeader } from '../../server/src/model/gguf/ggufReader.js';
+import { encodeRows, sha256, type ControlPack, type LoadedControlPack } from '../../server/src/modelStore/controlPack.js';
 import { writeVerifiedMark } from '../../server/src/modelStore/sidecar.js';
 
 export type PackRows = [Float32Array, Float32Array][];
@@ -40,30 +41,44 @@ export async function writePack(
   return { derivedPath, pack: final };
 }
 
+/** Copies a LoRA adapter GGUF into a pack folder as adapter.gguf and pins it; refuses a file that is not one. */
+export async function copyAdapter(file: string, packDir: string): Promise<{ file: string; sha256: string }> {
+  const read = await readGgufHeader(file);
+  if (read.kind !== 'ok') throw new Error(read.message);
+  if (kvString(read.header, 'general.type') !== 'adapter') throw new Error(`${file} is not a LoRA adapter GGUF (general.type "adapter")`);
+  const bytes = await readFile(file);
+  await writeFile(path.join(packDir, 'adapter.gguf'), bytes);
+  return { file: 'adapter.gguf', sha256: sha256(bytes) };
+}
+
 /** What a variant changes in the pack it copies. */
 export interface PackVariant {
   rows: PackRows;
   needThreshold: number;
   trained: boolean;
-  /** An adapter already copied into the variant's folder, pinned; the committed pack's is not carried over. */
-  adapter?: { file: string; sha256: string };
+  /** A LoRA adapter GGUF to copy into the variant and pin; the committed pack's is not carried over. */
+  adapterFile?: string;
   provenance?: Record<string, unknown>;
 }
 
 /**
- * The pack in `packDir` with other rows (and adapter) written to `outDir`, its derived model
+ * The pack `committed` with other rows (and adapter) written to `outDir`, its derived model
  * beside it: an ablation or a candidate training is benched from there
  * (`bench --model OUT/<derived> --adapter OUT/adapter.gguf`) while the committed pack, and the
- * derived model in the cache that the server uses, stay as they are.
+ * derived model in the cache that the server uses, stay as they are. Nothing is written when
+ * `outDir` is the committed pack's folder.
  */
 export async function writePackVariant(
-  packDir: string, outDir: string, basePath: string, variant: PackVariant,
+  committed: LoadedControlPack, outDir: string, basePath: string, variant: PackVariant,
 ): Promise<{ derivedPath: string; pack: ControlPack }> {
-  if (path.resolve(outDir) === path.resolve(packDir)) throw new Error(`a variant goes beside the pack, not over it (${packDir}): use packTool update for that`);
-  const { pack } = loadControlPack(packDir);
-  const { derived, rows: _rows, adapter: _adapter, ...rest } = pack;
+  if (path.resolve(outDir) === path.resolve(committed.dir)) {
+    throw new Error(`a variant goes beside the pack, not over it (${committed.dir}): use packTool update for that`);
+  }
+  await mkdir(outDir, { recursive: true });
+  const adapter = variant.adapterFile ? await copyAdapter(variant.adapterFile, outDir) : undefined;
+  const { derived, rows: _rows, adapter: _adapter, ...rest } = committed.pack;
   return writePack(outDir, {
-    ...rest, trained: variant.trained, needThreshold: variant.needThreshold, provenance: variant.provenance ?? pack.provenance,
-    derivedFileName: derived.fileName, ...(variant.adapter ? { adapter: variant.adapter } : {}),
+    ...rest, trained: variant.trained, needThreshold: variant.needThreshold, provenance: variant.provenance ?? committed.pack.provenance,
+    derivedFileName: derived.fileName, ...(adapter ? { adapter } : {}),
   }, variant.rows, basePath, outDir);
 }

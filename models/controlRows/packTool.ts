@@ -21,15 +21,15 @@
  * start at zero.
  */
 import { statSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
-import { kvArray, kvString, readGgufHeader, readTensorBytes, type GgufHeader } from '../../server/src/model/gguf/ggufReader.js';
+import { kvArray, readGgufHeader, readTensorBytes, type GgufHeader } from '../../server/src/model/gguf/ggufReader.js';
 import { decodeTensorData, LlamaTokenType, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
 import { FILE_SEPARATOR, FIM_MIDDLE } from '../../server/src/model/specialTokens.js';
 import { cachedModelPath } from '../../server/src/modelStore/cacheDir.js';
 import { CONTROL_PACK_FORMAT, controlPacksDir, loadControlPack, sha256, type ControlPack, type ControlToken } from '../../server/src/modelStore/controlPack.js';
-import { PACK_TOKEN_TEXTS, writePack, writePackVariant, type PackRows } from './packFiles.js';
+import { copyAdapter, PACK_TOKEN_TEXTS, writePack, writePackVariant, type PackRows } from './packFiles.js';
 
 async function init(name: string): Promise<void> {
   const basePath = verifiedBase(name);
@@ -75,7 +75,7 @@ async function update(name: string, options: UpdateOptions): Promise<void> {
   const packDir = path.join(controlPacksDir(), name);
   const { pack, rows } = loadControlPack(packDir);
   const newRows = await trainedRows(pack, rows, options);
-  const provenance = options.provenance ? JSON.parse(await readFile(options.provenance, 'utf8')) as Record<string, unknown> : pack.provenance;
+  const provenance = (await readProvenance(options.provenance)) ?? pack.provenance;
   const { derived: _derived, rows: _rows, adapter: oldAdapter, ...rest } = pack;
   const adapter = options.adapter ? await copyAdapter(options.adapter, packDir) : oldAdapter;
   const result = await writePack(packDir, {
@@ -90,20 +90,20 @@ async function update(name: string, options: UpdateOptions): Promise<void> {
 /** The committed pack with other rows (and adapter) in `options.out`, its derived model beside it. */
 async function variant(name: string, options: UpdateOptions & { out: string }): Promise<void> {
   const basePath = verifiedBase(name);
-  const packDir = path.join(controlPacksDir(), name);
-  const { pack, rows } = loadControlPack(packDir);
-  const outDir = path.resolve(options.out);
-  // Checked before anything is written: the adapter would land over the committed one.
-  if (outDir === path.resolve(packDir)) throw new Error(`--out is the committed pack ${packDir}: a variant goes beside it (update replaces it)`);
-  const newRows = await trainedRows(pack, rows, options);
-  await mkdir(outDir, { recursive: true });
-  const adapter = options.adapter ? await copyAdapter(options.adapter, outDir) : undefined;
-  const provenance = options.provenance ? JSON.parse(await readFile(options.provenance, 'utf8')) as Record<string, unknown> : undefined;
-  const result = await writePackVariant(packDir, outDir, basePath, {
-    rows: newRows, needThreshold: options.needThreshold, trained: options.trained, ...(adapter ? { adapter } : {}), ...(provenance ? { provenance } : {}),
+  const committed = loadControlPack(path.join(controlPacksDir(), name));
+  const provenance = await readProvenance(options.provenance);
+  const result = await writePackVariant(committed, options.out, basePath, {
+    rows: await trainedRows(committed.pack, committed.rows, options), needThreshold: options.needThreshold, trained: options.trained,
+    ...(options.adapter ? { adapterFile: options.adapter } : {}), ...(provenance ? { provenance } : {}),
   });
-  process.stdout.write(`wrote the variant ${outDir}${adapter ? ` (adapter ${path.join(outDir, adapter.file)})` : ''}; ` +
+  const { adapter } = result.pack;
+  process.stdout.write(`wrote the variant ${path.resolve(options.out)}${adapter ? ` (adapter ${path.join(path.resolve(options.out), adapter.file)})` : ''}; ` +
     `derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
+}
+
+/** The JSON a `--provenance` file holds, to record in pack.json. */
+async function readProvenance(file: string | undefined): Promise<Record<string, unknown> | undefined> {
+  return file ? JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown> : undefined;
 }
 
 /** The pack's rows with the trained ones in: output rows only (control_rows.py), or both (control_finetune.py). */
@@ -116,15 +116,6 @@ async function trainedRows(pack: ControlPack, rows: PackRows, options: UpdateOpt
   if (bytes.length !== expected) throw new Error(`${file}: ${bytes.length} bytes, ${pack.tokens.length} tokens × ${perToken} rows of ${pack.hidden} float32 need ${expected}`);
   const row = (index: number) => Float32Array.from({ length: pack.hidden }, (_, i) => bytes.readFloatLE((index * pack.hidden + i) * 4));
   return rows.map(([input], t) => (perToken === 2 ? [row(2 * t), row(2 * t + 1)] : [input, row(t)]));
-}
-
-/** Copies a LoRA adapter GGUF into the pack folder as adapter.gguf and pins it; refuses a file that is not one. */
-async function copyAdapter(file: string, packDir: string): Promise<{ file: string; sha256: string }> {
-  const header = await readHeader(file);
-  if (kvString(header, 'general.type') !== 'adapter') throw new Error(`${file} is not a LoRA adapter GGUF (general.type "adapter")`);
-  const bytes = await readFile(file);
-  await writeFile(path.join(packDir, 'adapter.gguf'), bytes);
-  return { file: 'adapter.gguf', sha256: sha256(bytes) };
 }
 
 /** Declares how the trigger is read (model/reposhapleyKeys.ts), rows and everything else kept. */
