@@ -84,6 +84,12 @@ export interface CompletionSettings {
    * at every keystroke.
    */
   keepCandidatesWhileTyping: boolean;
+  /**
+   * Keep cached prompt pieces that moved (a prefix window that slid by a line, a jump to a nearby
+   * function, a chunk both prompts carry), shifting them in llama.cpp's KV cache as
+   * llama-server's `--cache-reuse` does; off re-reads everything after the first changed token.
+   */
+  kvShiftReuse: boolean;
   /** Maximum tokens generated for one completion. */
   maxTokens: number;
   /** Sliding-window height w and stride s used for retrieval windows (RepoShapley A.4). */
@@ -227,6 +233,10 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   keepCandidatesWhileTyping: {
     type: 'boolean', default: true,
     description: 'While you type on a line, keep the cross-file candidates retrieved where the cursor came onto it, so the prompt stays cached (off: retrieve anew at every keystroke).',
+  },
+  kvShiftReuse: {
+    type: 'boolean', default: true,
+    description: 'Reuse cached prompt pieces that moved (the prefix window slid, a nearby jump, a chunk both prompts carry) by shifting them in the model\'s cache, as llama-server\'s --cache-reuse does (off: re-read everything after the first change).',
   },
   maxTokens: { type: 'integer', default: 64, min: 1, max: 1_024, description: 'Most tokens generated for one completion.' },
   // The control vocabulary has <C_1>..<C_10> (RepoShapley K = 10).

@@ -71,6 +71,7 @@ function program(): Command {
     .option('--typing', 'replay typing keystroke by keystroke (debounced, as users type)')
     .option('--no-rest', 'in --typing mode, type at once instead of waiting for the first ghost text at the cursor')
     .option('--pause-ms <n>', 'in --typing mode, arrive as VS Code does: no request at the cursor; the cursor reported at rest, the first key N ms after the jump, its ghost text the arrival', nonNegativeInt)
+    .addOption(new Option('--jump', 'in --typing mode, arrive by a jump within the file: a request in the neighbouring function answered first, then the one at the cursor (the arrival)').conflicts('pauseMs'))
     .option('--keys <n>', 'keystrokes per task in --typing mode (at most half the target)', positiveInt, DEFAULT_TYPING.maxKeystrokes)
     .addOption(new Option('--gap-ms <min-max>', 'gap between keystrokes in --typing mode').argParser(gapRange)
       .default([DEFAULT_TYPING.gapMinMs, DEFAULT_TYPING.gapMaxMs], `${DEFAULT_TYPING.gapMinMs}-${DEFAULT_TYPING.gapMaxMs}`))
@@ -82,6 +83,7 @@ function program(): Command {
     .addOption(new Option('--budgets <p,s,c...>', 'prefix, suffix and chunk token budgets (default: the server\'s); several sets compare them in one run (arms policy@p-s-c)')
       .argParser((value: string, previous: PromptBudgets[] | undefined) => [...(previous ?? []), promptBudgets(value)]))
     .option('--need-threshold <t>', 't_c of the reposhapley policy, 0..1 (0 = always NEED: the no-trigger ablation; default: the model\'s)', unitInterval)
+    .option('--no-kv-shift-reuse', 'keep only the common prefix of cached prompts (the kvShiftReuse setting off)')
     .option('--timeout-ms <n>', 'longest wait for one completion', positiveInt, 120_000)
     .option('--resamples <n>', 'bootstrap resamples', positiveInt, 2_000)
     .option('--out <dir>', 'report folder (default: bench/reports/<timestamp>); results are journaled there as they come')
@@ -95,8 +97,8 @@ function program(): Command {
 
 interface Flags {
   model?: string; adapter?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
-  packageList: string; perFileCap: number; typing?: boolean; rest: boolean; pauseMs?: number; keys: number; gapMs: [number, number]; threads?: number;
-  maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean; reuse?: string;
+  packageList: string; perFileCap: number; typing?: boolean; rest: boolean; pauseMs?: number; jump?: boolean; keys: number; gapMs: [number, number]; threads?: number;
+  maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; kvShiftReuse: boolean; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean; reuse?: string;
 }
 
 /** Flags -> options. */
@@ -119,6 +121,7 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.layout !== undefined) options.layout = flags.layout;
   if (flags.layouts !== undefined) options.layouts = flags.layouts;
   if (flags.needThreshold !== undefined) options.needThreshold = flags.needThreshold;
+  if (!flags.kvShiftReuse) options.kvShiftReuse = false;
   if (flags.serverLog) options.serverLog = userPath(flags.serverLog);
   if (flags.resume) options.resume = true;
   if (flags.reuse) options.reuseFrom = userPath(flags.reuse);
@@ -126,6 +129,7 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.typing) {
     options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed, rest: flags.rest };
     if (flags.pauseMs !== undefined) options.typing.pauseMs = flags.pauseMs;
+    if (flags.jump) options.typing.jump = true;
   }
   return options;
 }

@@ -47,6 +47,8 @@ export interface BenchOptions {
   layouts?: LayoutPreference[];
   /** t_c for the reposhapley policy (0 = always NEED, the "no trigger" ablation); default the model's. */
   needThreshold?: number;
+  /** The kvShiftReuse setting; default the server's. */
+  kvShiftReuse?: boolean;
   requestTimeoutMs: number;
   resamples: number;
   outDir: string;
@@ -188,6 +190,7 @@ function serverSettings(options: BenchOptions): SettingsPatch {
   if (options.layout !== undefined) settings.layout = options.layout;
   if (options.needThreshold !== undefined) settings.needThreshold = options.needThreshold;
   if (options.adapter) settings.adapterPath = options.adapter;
+  if (options.kvShiftReuse !== undefined) settings.kvShiftReuse = options.kvShiftReuse;
   return settings;
 }
 

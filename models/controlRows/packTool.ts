@@ -6,6 +6,7 @@
  *   node dist/models/controlRows/packTool.js update qwen2.5-coder-0.5b --output-rows ROWS.f32 \
  *     --need-threshold 0.42 --provenance METRICS.json [--no-trained]
  *   node dist/models/controlRows/packTool.js trigger qwen2.5-coder-0.5b vocabulary
+ *   node dist/models/controlRows/packTool.js weights qwen2.5-coder-0.5b q8_0
  *   node dist/models/controlRows/packTool.js variant qwen2.5-coder-0.5b --out DIR --rows ROWS.f32 \
  *     [--adapter LORA.gguf] --need-threshold 0 [--trained]
  *
@@ -52,7 +53,7 @@ async function init(name: string): Promise<void> {
   if (cached.kind === 'error') throw new Error(cached.message);
   const { derivedPath, pack } = await writePack(path.join(controlPacksDir(), name), {
     format: CONTROL_PACK_FORMAT, base: { model: name, sha256: cached.entry.sha256, sizeBytes: size }, hidden, tokens: table,
-    trained: false, needThreshold: 0.5, layout: 'repo-fim', derivedFileName: derivedName(cached.entry.fileName),
+    trained: false, needThreshold: 0.5, layout: 'repo-fim', matmulWeights: 'q8_0', derivedFileName: derivedName(cached.entry.fileName),
     provenance: { created: new Date().toISOString(), inputRows: 'C_i = <|file_sep|>, /C_i = <|fim_middle|>, decisions = mean of normal tokens', outputRows: 'zero' },
   }, rows, basePath);
   process.stdout.write(`wrote ${path.join(controlPacksDir(), name)} (ids ${table[0]!.id}..${table.at(-1)!.id}); derived ${derivedPath} sha256 ${pack.derived.sha256}\n`);
@@ -121,12 +122,23 @@ async function trainedRows(pack: ControlPack, rows: PackRows, options: UpdateOpt
 /** Declares how the trigger is read (model/reposhapleyKeys.ts), rows and everything else kept. */
 async function setTrigger(name: string, trigger: string): Promise<void> {
   if (trigger !== 'pair' && trigger !== 'vocabulary') throw new Error(`the trigger is read over the "pair" or the "vocabulary", not ${JSON.stringify(trigger)}`);
+  await rewritePack(name, { trigger }, `trigger read over the ${trigger}`);
+}
+
+/** Declares how the derived model stores the base's Q5_0 matrices: as Q8_0 (same values, faster), or as they are. */
+async function setMatmulWeights(name: string, weights: string): Promise<void> {
+  if (weights !== 'q8_0' && weights !== 'base') throw new Error(`matrices are stored as "q8_0" or as in the "base", not ${JSON.stringify(weights)}`);
+  await rewritePack(name, { matmulWeights: weights === 'q8_0' ? 'q8_0' : undefined }, `matrices stored as ${weights}`);
+}
+
+/** The committed pack with `change` applied, rows and adapter kept; the derived model rebuilt and pinned. */
+async function rewritePack(name: string, change: Partial<ControlPack>, what: string): Promise<void> {
   const basePath = verifiedBase(name);
   const packDir = path.join(controlPacksDir(), name);
   const { pack, rows } = loadControlPack(packDir);
-  const { derived, rows: _rows, ...rest } = pack;
-  const result = await writePack(packDir, { ...rest, trigger, derivedFileName: derived.fileName }, rows, basePath);
-  process.stdout.write(`updated ${packDir}: trigger read over the ${trigger}; derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
+  const { derived, rows: _rows, ...rest } = { ...pack, ...change };
+  const result = await writePack(packDir, { ...rest, derivedFileName: derived.fileName }, rows, basePath);
+  process.stdout.write(`updated ${packDir}: ${what}; derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
 }
 
 function verifiedBase(name: string): string {
@@ -194,6 +206,9 @@ program.command('variant <name>')
   .option('--provenance <file>', 'JSON recorded in pack.json')
   .option('--trained', 'mark the rows trained (auto runs reposhapley)', false)
   .action((name: string, options: UpdateOptions & { out: string }) => variant(name, options));
+program.command('weights <name> <storage>')
+  .description('declare how the derived model stores the base\'s Q5_0 matrices: "q8_0" (the same values, multiplied faster) or "base"')
+  .action((name: string, storage: string) => setMatmulWeights(name, storage));
 program.command('trigger <name> <softmax>')
   .description('declare how P(NEED) is read: "pair" (Algorithm 1) or "vocabulary"; t_c must be tuned again for it')
   .action((name: string, softmax: string) => setTrigger(name, softmax));

@@ -14,6 +14,8 @@ import { membersOf } from './shapley.js';
 export interface LabelGenerator {
   /** The GGUF's file name. */
   model: string;
+  /** `q8_0`: G ran from a copy of that file with its Q5_0 matrices stored as Q8_0, the same values (records since 2026-12-04). */
+  matmulWeights?: 'q8_0';
   layout: LayoutName;
   budgets: PromptBudgets;
 }

@@ -160,7 +160,8 @@ function addModelKvs(writer: GgufWriter, options: TinyModelOptions, vocabularySi
 
 /** llama.cpp's LLAMA_FTYPE for an all-F32 / mostly-F16 / mostly-Q8_0 model. */
 function fileType(type: WritableGgmlType): number {
-  return type === GgmlType.F32 ? 0 : type === GgmlType.F16 ? 1 : 7;
+  // llama_ftype: ALL_F32, MOSTLY_F16, MOSTLY_Q8_0, MOSTLY_Q5_0.
+  return type === GgmlType.F32 ? 0 : type === GgmlType.F16 ? 1 : type === GgmlType.Q5_0 ? 8 : 7;
 }
 
 function addTokenizerKvs(

@@ -43,6 +43,10 @@ export interface TypingStats {
    * first key's request (NaN when it was cancelled).
    */
   firstMs: number;
+  /** The arrival's prompt tokens and those served from the KV cache (absent in older results). */
+  arrivalTokens?: { prompt: number; reused: number };
+  /** With `--jump`: the line the user jumped from (0-based); absent when the file had no other function. */
+  jumpFromLine?: number;
 }
 
 /**

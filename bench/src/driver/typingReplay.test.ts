@@ -78,3 +78,15 @@ test('VS Code arrival with nothing to type: the request goes to the cursor after
   expect(steps).toHaveLength(1);
   expect(events).toEqual(['cursor 2:4', 'request 2:4', 'answer 2:4']);
 });
+
+test('jump arrival: a request in the function before, answered, then the request at the cursor is the arrival', async () => {
+  const { session, events } = fakeSession(5);
+  const inSecond = {
+    ...task, prefix: 'def first():\n    return 1\n\ndef second():\n    ', suffix: 'pass\n', cursor: { line: 4, character: 4 },
+  } as BenchTask;
+  const steps = await typeKeys(session, 'file:///a.py', inSecond, ['a'], limits, { ...quick, jump: true });
+  await Promise.all(steps.map((step) => step.answer));
+  expect(steps).toHaveLength(2);
+  expect(steps[0]!.at).toEqual({ line: 4, character: 4 });
+  expect(events.slice(0, 5)).toEqual(['request 1:12', 'answer 1:12', 'request 4:4', 'answer 4:4', 'insert v2 4:4 a']);
+});

@@ -13,6 +13,9 @@
  * nothing is asked at the cursor. The client reports the cursor at rest (`reposhapley/cursor`,
  * after CURSOR_REST_MS) and the server may prefill there; the user reads for `pauseMs` from the
  * jump, types the first key and waits for its ghost text (then `firstMs` is that key's answer).
+ *
+ * With `jump`, the arrival is a jump within the file: a request in the neighbouring function is
+ * answered first (the user was working there), then the request at the cursor is the arrival.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
@@ -21,6 +24,7 @@ import { DEFAULT_SETTINGS } from '../../../shared/settings.js';
 import { scoreCompletion } from '../metrics/textMetrics.js';
 import { strataRandom } from '../tasks/sampling.js';
 import type { BenchTask, Position } from '../tasks/types.js';
+import { jumpOrigin } from './jumpOrigin.js';
 import type { ArmName, TaskResult, TypingStats } from './results.js';
 import { bufferOf, traceOf, type RunLimits } from './runTask.js';
 import type { InlineAnswer, ServerSession } from './serverSession.js';
@@ -50,6 +54,11 @@ export interface TypingOptions {
    * `pauseMs` after the jump, its ghost text awaited. Unset: a request at the cursor on arrival.
    */
   pauseMs?: number;
+  /**
+   * Arrive by a jump within the file (issue 19): the user was in the neighbouring function
+   * ({@link jumpOrigin}), where a request was answered, then asks at the cursor (the arrival).
+   */
+  jump?: boolean;
 }
 
 /** Defaults: 30–120 ms between keys (a 100–400 characters-per-minute typist), 12 keys. */
@@ -81,6 +90,8 @@ export async function runTypingTask(
   if (!session.alive) throw new Error(`the server exited while typing ${task.id}; server log:\n${session.stderrTail()}`);
   const finalTrace = last.settled?.answer ? await traceOf(session, last.settled.answer, uri, last.at) : undefined;
   const typing = await typingStats(session, steps, keys.length, options.debounceMs ?? DEFAULT_SETTINGS.debounceMs);
+  const origin = options.jump ? jumpOrigin(task) : undefined;
+  if (origin) typing.jumpFromLine = origin.line;
   await session.close(uri);
   const remaining = task.target.slice(keys.join('').length);
   const completion = last.settled?.answer?.text ?? '';
@@ -106,7 +117,9 @@ export async function typeKeys(
   session: TypingSession, uri: string, task: BenchTask, keys: readonly string[], limits: RunLimits, options: TypingOptions,
 ): Promise<Step[]> {
   const random = strataRandom(options.seed, 'typing', task.id);
-  const arrival = options.pauseMs === undefined ? await askAtCursor(session, uri, task, limits, options) : await restThenType(session, uri, task, keys, limits, options.pauseMs);
+  const arrival = options.pauseMs !== undefined ? await restThenType(session, uri, task, keys, limits, options.pauseMs)
+    : options.jump ? await jumpThenAsk(session, uri, task, limits, options)
+      : await askAtCursor(session, uri, task, limits, options);
   const steps = [arrival.step];
   let at = arrival.at;
   for (let i = arrival.typed; i < keys.length; i++) {
@@ -135,6 +148,13 @@ async function askAtCursor(session: TypingSession, uri: string, task: BenchTask,
   const step = request(session, uri, task, task.cursor, limits);
   if (options.rest !== false) await step.answer.catch(() => undefined);
   return { step, at: task.cursor, typed: 0 };
+}
+
+/** A request in the neighbouring function, answered, then the arrival's request at the cursor. */
+async function jumpThenAsk(session: TypingSession, uri: string, task: BenchTask, limits: RunLimits, options: TypingOptions): Promise<Arrival> {
+  const origin = jumpOrigin(task);
+  if (origin) await request(session, uri, task, origin, limits).answer.catch(() => undefined);
+  return askAtCursor(session, uri, task, limits, options);
 }
 
 /**
@@ -204,7 +224,11 @@ async function typingStats(session: ServerSession, steps: readonly Step[], keyst
     const reused = answer.traceId !== undefined && traceIds.has(answer.traceId);
     if (answer.traceId !== undefined) traceIds.add(answer.traceId);
     // The first request is the arrival (firstMs); what follows is typing.
-    if (index === 0) continue;
+    if (index === 0) {
+      const trace = answer.traceId === undefined ? null : await session.trace(answer.traceId);
+      if (trace) stats.arrivalTokens = { prompt: trace.tokens.prompt, reused: trace.tokens.reused };
+      continue;
+    }
     const keystrokeMs = reused ? answer.latencyMs : Math.max(0, answer.latencyMs - debounceMs);
     stats.keystrokeMs.push(keystrokeMs);
     if (answer.traceId === undefined) continue;

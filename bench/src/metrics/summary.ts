@@ -84,6 +84,8 @@ export interface TypingSummary {
   modelKeystroke: Percentiles;
   /** Arrival at the cursor (a jump) to its first ghost text (TypingStats.firstMs). */
   first: Percentiles;
+  /** The arrivals' prompt tokens served from the KV cache (NaN in results from before it was kept). */
+  arrivalReusedRatio: number;
 }
 
 /** Policy `a` minus policy `b` on the same tasks. */
@@ -179,6 +181,7 @@ function summarizeTyping(results: readonly TaskResult[]): TypingSummary | undefi
     keystroke: percentiles(stats.flatMap((s) => s.keystrokeMs)),
     modelKeystroke: percentiles(stats.flatMap((s) => s.modelKeystrokeMs ?? [])),
     first: percentiles(stats.map((s) => s.firstMs)),
+    arrivalReusedRatio: ratio(stats.map((s) => s.arrivalTokens?.reused ?? 0), stats.map((s) => s.arrivalTokens?.prompt ?? 0)),
   };
 }
 

@@ -46,13 +46,13 @@ export function typingTable(summary: BenchSummary): string | undefined {
   const rows = typed.map((g) => [
     g.type, g.policy, num(g.typing.keystrokesPerTask), pct(g.typing.shownRate, 0), pct(g.typing.emptyRate, 0),
     pct(g.typing.cancelledRate, 0), pct(g.typing.cacheHitRate, 0), pct(g.typing.reusedRatio, 0),
-    `${num(g.typing.first.p50, 0)} / ${num(g.typing.first.p95, 0)}`,
+    `${num(g.typing.first.p50, 0)} / ${num(g.typing.first.p95, 0)}`, pct(g.typing.arrivalReusedRatio, 0),
     `${num(g.typing.keystroke.p50, 0)} / ${num(g.typing.keystroke.p95, 0)}`,
     `${num(g.typing.modelKeystroke.p50, 0)} / ${num(g.typing.modelKeystroke.p95, 0)}`,
     `${num(g.typing.settled.p50, 0)} / ${num(g.typing.settled.p95, 0)}`,
   ]);
   return markdownTable(['type', 'policy', 'keys/task', 'shown', 'empty', 'cancelled', 'cache hits', 'reused tok',
-    'arrival to first answer p50 / p95 (ms)', 'keystroke to answer p50 / p95 (ms, no debounce)', 'of those, model answers p50 / p95 (ms)', 'after last key p50 / p95 (ms)'], rows);
+    'arrival to first answer p50 / p95 (ms)', 'arrival reused tok', 'keystroke to answer p50 / p95 (ms, no debounce)', 'of those, model answers p50 / p95 (ms)', 'after last key p50 / p95 (ms)'], rows);
 }
 
 /** API tasks: the callee's definition among the candidates and in the prompt, and EM split by it. */

@@ -70,6 +70,7 @@ interface LoadRequest {
   layout: LayoutPreference;
   server?: LoadModelOptions['server'];
   adapterPath?: string;
+  shiftedReuseMinTokens?: number;
 }
 
 /** One load: its settings key, its outcome, and for a failure what to watch for a retry. */
@@ -107,6 +108,13 @@ function adapterFor(candidate: ModelCandidate, request: LoadRequest): Pick<LoadM
   return adapterPath ? { adapterPath } : {};
 }
 
+/**
+ * The shortest moved run of cached tokens worth keeping with kvShiftReuse: about a line of code
+ * or more. Shorter coincidences (a shared `self.` or closing brackets) would keep context from
+ * elsewhere for a handful of tokens' work.
+ */
+export const SHIFTED_REUSE_MIN_TOKENS = 16;
+
 export class ModelManager {
   private current?: Load;
   /** A model server tried again while `current` (its failure) keeps answering. */
@@ -139,6 +147,7 @@ export class ModelManager {
     const request: LoadRequest = {
       ...plan, threads: settings.threads, gpuLayers: settings.gpuLayers, layout: settings.layout,
       ...(settings.adapterPath ? { adapterPath: settings.adapterPath } : {}),
+      ...(settings.kvShiftReuse ? { shiftedReuseMinTokens: SHIFTED_REUSE_MIN_TOKENS } : {}),
       ...(settings.modelServer ? { server: serverOptions(settings) } : {}),
     };
     const key = JSON.stringify(request);
@@ -238,6 +247,7 @@ export class ModelManager {
       const options: LoadModelOptions = {
         path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers, ...(candidate.remote ? { server: request.server } : {}),
         ...adapterFor(candidate, request),
+        ...(request.shiftedReuseMinTokens && !candidate.remote ? { shiftedReuseMinTokens: request.shiftedReuseMinTokens } : {}),
       };
       // Stamped before loading: a file that changes while it loads is seen as changed afterwards.
       const stamp = fileStamp(options.path);

@@ -244,6 +244,13 @@ export interface LoadModelOptions {
    * fine-tune's adapters (models/train/control_finetune.py, lora_gguf.py). Local models only.
    */
   adapterPath?: string;
+  /**
+   * Sessions keep cached runs of at least this many tokens that moved in a new prompt (a prefix
+   * window that slid, a nearby jump, a chunk both prompts carry), shifting them as llama-server's
+   * `--cache-reuse` does. Faster, not exact: the completion server's choice (the kvShiftReuse
+   * setting); the labeler and feature extraction leave it unset. Local models only.
+   */
+  shiftedReuseMinTokens?: number;
 }
 
 /** Outcome of loading: a model, or a user-facing reason with the fix. */

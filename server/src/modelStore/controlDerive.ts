@@ -11,6 +11,7 @@ import { patchGguf, type GgufPatch } from '../model/gguf/patchGguf.js';
 import { CONTROL_PACK_KEY, CONTROL_TRAINED_KEY, LAYOUT_KEY, NEED_THRESHOLD_KEY, TRIGGER_SOFTMAX_KEY } from '../model/reposhapleyKeys.js';
 import type { LoadedControlPack } from './controlPack.js';
 import { sha256File } from './verify.js';
+import { q5_0Matrices } from './widenedModel.js';
 
 export type DeriveOutcome =
   | { kind: 'ok'; sha256: string; sizeBytes: number }
@@ -78,5 +79,5 @@ export function controlPatch(base: GgufHeader, loaded: LoadedControlPack): GgufP
     { tensor: 'token_embd.weight', row: token.id, values: rows[i]![0] },
     { tensor: 'output.weight', row: token.id, values: rows[i]![1] },
   ]);
-  return { kv, rows: patchRows };
+  return { kv, rows: patchRows, ...(pack.matmulWeights === 'q8_0' ? { widenToQ8_0: q5_0Matrices(base) } : {}) };
 }

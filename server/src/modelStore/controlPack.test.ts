@@ -232,6 +232,45 @@ describe('control packs', () => {
   });
 });
 
+describe('a pack that stores the matrices as Q8_0', () => {
+  test('the derived model multiplies by Q8_0 matrices holding the Q5_0 values, and computes what the Q5_0 one does', async () => {
+    headerCache ??= await readGgufHeader(tiny.path);
+    const q5 = await writeTinyModel({
+      path: path.join(dir, 'base-q5.gguf'), fimLayout: 'starcoder', controlTokens: false, paddingRows: 30, weightType: GgmlType.Q5_0,
+    });
+    const derive = async (name: string, overrides: Partial<ControlPack>) => {
+      const out = path.join(dir, `${name}.gguf`);
+      const made = await deriveControlModel(q5.path, out, loadControlPack(writePack(path.join(dir, name), overrides)), { pin: false });
+      if (made.kind !== 'ok') throw new Error(made.message);
+      const read = await readGgufHeader(out);
+      if (read.kind !== 'ok') throw new Error(read.message);
+      return { out, tensors: read.header.tensors };
+    };
+    const [asIs, widened] = [await derive('q5-as-is', {}), await derive('q5-widened', { matmulWeights: 'q8_0' })];
+    expect(asIs.tensors.filter((t) => t.type === GgmlType.Q8_0)).toEqual([]);
+    for (const tensor of widened.tensors) {
+      const before = asIs.tensors.find((t) => t.name === tensor.name)!.type;
+      const expected = before === GgmlType.Q5_0 && tensor.name !== 'token_embd.weight' ? GgmlType.Q8_0 : before;
+      expect([tensor.name, tensor.type]).toEqual([tensor.name, expected]);
+    }
+    expect(widened.tensors.filter((t) => t.type === GgmlType.Q8_0).length).toBeGreaterThan(5);
+
+    const likelihood = async (file: string) => {
+      const loaded = await loadLlamaModel({ path: file, threads: 1, gpuLayers: 0 }, silentLogger);
+      if (loaded.kind !== 'ok') throw new Error(loaded.message);
+      try {
+        const session = await loaded.model.createSession();
+        return await session.logLikelihood(loaded.model.tokenize('def f(x):'), loaded.model.tokenize('\n    return x'));
+      } finally {
+        await loaded.model.dispose();
+      }
+    };
+    // The same values in both files: only llama.cpp's summation order may differ.
+    expect(Math.abs((await likelihood(asIs.out)) - (await likelihood(widened.out)))).toBeLessThan(1e-3);
+    expect(() => loadControlPack(writePack(path.join(dir, 'odd-weights'), { matmulWeights: 'q4_0' as never }))).toThrow(/matmulWeights "q4_0" is not "q8_0"/);
+  });
+});
+
 afterAll(() => {
   // temp folders are left to the OS; the files are small
 });

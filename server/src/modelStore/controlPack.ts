@@ -43,6 +43,12 @@ export interface ControlPack {
   layout: LayoutName;
   /** How the trigger's P(NEED) is read, the rows trained for it (model/reposhapleyKeys.ts); absent: `pair`. */
   trigger?: TriggerSoftmax;
+  /**
+   * `q8_0`: the derived model stores the base's Q5_0 matrices (all but the token embedding, which
+   * is only looked up) as Q8_0 with the same values, which llama.cpp multiplies faster
+   * (docs/benchmarks.md, "Q8_0 matrices"). Absent: every matrix as in the base.
+   */
+  matmulWeights?: 'q8_0';
   /** The file the pack makes from the base, pinned like a catalog file. */
   derived: { fileName: string; sha256: string; sizeBytes: number };
   /**
@@ -120,6 +126,7 @@ function packProblem(pack: ControlPack): string | undefined {
   if (pack.tokens.some((t) => !Number.isInteger(t.id) || t.id < 0 || !t.text)) return 'every token needs a text and a non-negative id';
   if (!(pack.needThreshold >= 0 && pack.needThreshold <= 1)) return `needThreshold ${pack.needThreshold} is not in [0, 1]`;
   if (pack.trigger !== undefined && pack.trigger !== 'pair' && pack.trigger !== 'vocabulary') return `trigger ${JSON.stringify(pack.trigger)} is neither "pair" nor "vocabulary"`;
+  if (pack.matmulWeights !== undefined && pack.matmulWeights !== 'q8_0') return `matmulWeights ${JSON.stringify(pack.matmulWeights)} is not "q8_0"`;
   if (pack.adapter !== undefined && !(typeof pack.adapter.file === 'string' && path.basename(pack.adapter.file) === pack.adapter.file && /^[0-9a-f]{64}$/.test(pack.adapter.sha256))) {
     return 'adapter needs a file name in the pack folder and its SHA-256';
   }

@@ -24,8 +24,8 @@ function hostScript(): string {
 const EXIT_GRACE_MS = 3_000;
 /**
  * How long a host may take to answer a request it was told to abort. The host checks its signal
- * between generated tokens and between prompt chunks of 32 tokens (under a second at worst on a slow
- * CPU), so silence this long after an abort means it is stuck (a hung native call): it is then
+ * between generated tokens and between prompt chunks sized to take ~250 ms (32 tokens at least: under
+ * a second at worst on a slow CPU), so silence this long after an abort means it is stuck (a hung native call): it is then
  * killed, and treated as a crash.
  */
 export const ABORT_GRACE_MS = 30_000;

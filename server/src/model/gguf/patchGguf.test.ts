@@ -38,6 +38,7 @@ beforeAll(async () => {
     .addTensor('token_embd.weight', [WIDTH, ROWS], values(WIDTH * ROWS, 1), GgmlType.Q5_0)
     .addTensor('output_norm.weight', [WIDTH], values(WIDTH, 2))
     .addTensor('output.weight', [WIDTH, ROWS], values(WIDTH * ROWS, 3), GgmlType.Q8_0)
+    .addTensor('blk.0.ffn_up.weight', [WIDTH, 3], values(WIDTH * 3, 4), GgmlType.Q5_0)
     .write(basePath);
 });
 
@@ -111,3 +112,42 @@ describe('patchGguf', () => {
     expect((await readdir(dir)).filter((name) => name.startsWith('bad.gguf'))).toEqual([]);
   });
 });
+
+describe('patchGguf widening Q5_0 matrices to Q8_0', () => {
+  let outPath: string;
+  const newRow = values(WIDTH, 11);
+
+  beforeAll(async () => {
+    outPath = path.join(dir, 'widened.gguf');
+    await patchGguf(basePath, outPath, {
+      kv: new Map(), rows: [{ tensor: 'token_embd.weight', row: 2, values: newRow }], widenToQ8_0: new Set(['blk.0.ffn_up.weight']),
+    });
+  });
+
+  test('the widened matrix is Q8_0 and holds exactly the values it held as Q5_0', async () => {
+    const [base, derived] = [await header(basePath), await header(outPath)];
+    expect(derived.tensors.find((t) => t.name === 'blk.0.ffn_up.weight')!.type).toBe(GgmlType.Q8_0);
+    const count = WIDTH * 3;
+    const before = decodeTensorData(await tensorBytes(basePath, 'blk.0.ffn_up.weight'), GgmlType.Q5_0, count);
+    const after = decodeTensorData(await tensorBytes(outPath, 'blk.0.ffn_up.weight'), GgmlType.Q8_0, count);
+    expect(Array.from(after)).toEqual(Array.from(before));
+    expect(derived.tensors.map((t) => t.name)).toEqual(base.tensors.map((t) => t.name));
+  });
+
+  test('the other tensors keep their type and bytes, and row patches land in the new layout', async () => {
+    for (const name of ['output.weight', 'output_norm.weight']) {
+      expect((await tensorBytes(outPath, name)).equals(await tensorBytes(basePath, name))).toBe(true);
+    }
+    const row = rowBytes((await header(basePath)).tensors.find((t) => t.name === 'token_embd.weight')!);
+    const [before, after] = [await tensorBytes(basePath, 'token_embd.weight'), await tensorBytes(outPath, 'token_embd.weight')];
+    expect(after.subarray(0, 2 * row).equals(before.subarray(0, 2 * row))).toBe(true);
+    expect(after.subarray(2 * row, 3 * row).equals(before.subarray(2 * row, 3 * row))).toBe(false);
+  });
+
+  test('widening a tensor that is missing or not Q5_0 fails with a message', async () => {
+    const widen = (name: string) => patchGguf(basePath, path.join(dir, 'bad-widen.gguf'), { kv: new Map(), rows: [], widenToQ8_0: new Set([name]) });
+    await expect(widen('nope.weight')).rejects.toThrow(/does not have/);
+    await expect(widen('output.weight')).rejects.toThrow(/stored as Q8_0; only Q5_0 widens/);
+  });
+});
+

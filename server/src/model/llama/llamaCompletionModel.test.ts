@@ -282,6 +282,44 @@ describe('prefix reuse', () => {
   });
 });
 
+describe('shifted reuse (kvShiftReuse)', () => {
+  test('a window that slid by a line keeps its cached remainder, shifted; without the option only the header is kept', async () => {
+    const result = await loadLlamaModel({ path: tiny.path, threads: 1, gpuLayers: 'auto', shiftedReuseMinTokens: 8 }, logger);
+    if (result.kind !== 'ok') throw new Error(result.message);
+    const shifting = result.model;
+    const lines = PROMPT_SOURCE.split(/(?<=\n)/).map((line) => shifting.tokenize(line));
+    const header = shifting.tokenize('# config.py\n');
+    const cursorLine = shifting.tokenize('            print(');
+    const before = [...header, ...lines.slice(0, -2).flat(), ...cursorLine];
+    // The cursor moved down a line: the window dropped its first two lines and gained one.
+    const after = [...header, ...lines.slice(2).flat(), ...cursorLine];
+    const kept = lines.slice(2, -2).flat().length;
+    const { need, done } = shifting.info.special as { need: number; done: number };
+    const [withShift, withoutShift] = [await shifting.createSession(), await model.createSession()];
+    try {
+      for (const session of [withShift, withoutShift]) await session.decide(before, need, done);
+      const shifted = await withShift.decide(after, need, done);
+      expect(withShift.lastReusedTokens).toBe(header.length + kept);
+      const exact = await withoutShift.decide(after, need, done);
+      expect(withoutShift.lastReusedTokens).toBe(commonPrefixLength(before, after));
+      expect(withoutShift.lastReusedTokens).toBeLessThan(header.length + 2);
+      // Not exact (the kept tokens once followed two more lines), but a distribution over the same pair.
+      expect(shifted.probabilityFirst).toBeGreaterThan(0);
+      expect(Math.abs(shifted.probabilityFirst - exact.probabilityFirst)).toBeLessThan(0.5);
+      // The cache holds exactly the new prompt's beginning: asking again reuses all of it.
+      await withShift.decide(after, need, done);
+      expect(withShift.lastReusedTokens).toBe(after.length - 1);
+      const text = await withShift.generate(after, { maxTokens: 8, singleLine: false });
+      expect(withShift.lastReusedTokens).toBe(after.length - 1);
+      expect(text.tokens.length).toBeGreaterThan(0);
+    } finally {
+      await withShift.dispose();
+      await withoutShift.dispose();
+      await shifting.dispose();
+    }
+  });
+});
+
 describe('generate', () => {
   test('respects maxTokens and is deterministic', async () => {
     const tokens = model.tokenize('    return');

@@ -19,6 +19,8 @@ export interface LlamaContextSettings {
   batchSize?: number;
   /** A LoRA adapter GGUF applied to every context (LoadModelOptions.adapterPath). */
   adapterPath?: string;
+  /** LoadModelOptions.shiftedReuseMinTokens. */
+  shiftedReuseMinTokens?: number;
 }
 
 
@@ -92,7 +94,16 @@ export class LlamaCompletionModel implements CompletionModel {
       detokenize: (tokens, previous) => this.model.detokenize(tokens as Token[], false, previous as Token[]),
       isStopToken: (token) => this.isStopToken(token),
       generationBias: this.generationBias(),
+      ...(this.settings.shiftedReuseMinTokens && this.canShift() ? { shiftedReuseMinTokens: this.settings.shiftedReuseMinTokens } : {}),
     };
+  }
+
+  /**
+   * Whether llama.cpp can move cached positions of this model: not for recurrent models (no
+   * positions to move) nor DeepSeek-V2's attention, as node-llama-cpp's own adaptStateToTokens rules.
+   */
+  private canShift(): boolean {
+    return !this.model.fileInsights.isRecurrent && this.info.architecture !== 'deepseek2';
   }
 
   /**

@@ -29,6 +29,7 @@ import { findTextStop } from './stopRules.js';
 import { cutAt, withoutPartialCharacter } from '../generatedText.js';
 import { checkFits, checkTokenIds } from '../sessionChecks.js';
 import { SerialQueue } from './serialQueue.js';
+import { planShiftedReuse } from './shiftedReuse.js';
 
 /** What a session needs from its model besides the sequence. */
 export interface SessionModelHooks {
@@ -38,15 +39,25 @@ export interface SessionModelHooks {
   isStopToken(token: number): boolean;
   /** Tokens generation never picks (the model's RepoShapley control tokens). */
   generationBias?: TokenBias;
+  /**
+   * Keep cached runs of at least this many tokens that moved, not only the common prefix
+   * ({@link planShiftedReuse}); unset keeps the common prefix alone, so likelihoods stay exact.
+   */
+  shiftedReuseMinTokens?: number;
 }
 
 /**
- * Tokens per evaluation call while reading a prompt; between calls an abort is noticed, so this
- * bounds how long a cancelled request keeps the model from the next keystroke's (at ~40 tokens/s on
- * two CPU cores, 256 tokens held it up to 6 s). Prefill speed of the 0.5B model did not change
- * with batches from 16 to 256 tokens (docs/benchmarks.md, runtimeBench `--batch`), so chunks are small.
+ * A prompt is read in chunks, and between chunks an abort is noticed, so a chunk's duration is how
+ * long a cancelled request may keep the model from the next keystroke's. Larger chunks read faster
+ * where llama.cpp batches well (the derived model's Q8_0 matrices on AMX, 0.5B, two threads: 324,
+ * 455, 508 and 557 tokens/s for chunks of 32, 64, 128 and 256; with Q5_0 matrices it was flat at
+ * ~200: docs/benchmarks.md, "Prompt chunks sized by time"). So each chunk is sized from the speed
+ * of the last one to take about PROMPT_CHUNK_MS, between 32 and 256 tokens: ~128 here, 32 on
+ * a CPU that reads 40 tokens/s.
  */
-const PROMPT_CHUNK = 32;
+const PROMPT_CHUNK_MS = 250;
+const PROMPT_CHUNK_MIN = 32;
+const PROMPT_CHUNK_MAX = 256;
 /** Prompt tokens passed to detokenize as context for the generated text. */
 const DETOKENIZE_CONTEXT = 8;
 
@@ -56,6 +67,8 @@ export class LlamaSession implements ModelSession {
   private readonly queue = new SerialQueue();
   private lastReused = 0;
   private totalReused = 0;
+  /** Tokens in the next prompt chunk ({@link learnChunkSize}); the first prompt starts small. */
+  private chunkTokens = PROMPT_CHUNK_MIN;
 
   constructor(
     private readonly context: LlamaContext,
@@ -151,13 +164,30 @@ export class LlamaSession implements ModelSession {
    * Returns the number of reused tokens.
    */
   private async alignCache(tokens: number[], firstNeededOutput: number): Promise<number> {
+    const reused = this.hooks.shiftedReuseMinTokens
+      ? await this.keepShiftedRuns(tokens, firstNeededOutput, this.hooks.shiftedReuseMinTokens)
+      : await this.keepCommonPrefix(tokens, firstNeededOutput);
+    this.lastReused = reused;
+    this.totalReused += reused;
+    return reused;
+  }
+
+  private async keepCommonPrefix(tokens: number[], firstNeededOutput: number): Promise<number> {
     const common = this.sequence.compareContextTokens(tokens as Token[]).firstDifferentIndex;
     const reused = Math.min(common, firstNeededOutput);
     const end = this.sequence.nextTokenIndex;
     if (end > reused) await this.sequence.eraseContextTokenRanges([{ start: reused, end }]);
-    this.lastReused = reused;
-    this.totalReused += reused;
     return reused;
+  }
+
+  private async keepShiftedRuns(tokens: number[], firstNeededOutput: number, minRun: number): Promise<number> {
+    const plan = planShiftedReuse(this.sequence.contextTokens, tokens, firstNeededOutput, minRun);
+    if (plan.erase.length > 0) await this.sequence.eraseContextTokenRanges(plan.erase);
+    // llama.cpp cannot always shift (it then re-reads what it had to drop); trust only what it kept.
+    const kept = Math.min(this.sequence.compareContextTokens(tokens as Token[]).firstDifferentIndex, plan.reused);
+    const end = this.sequence.nextTokenIndex;
+    if (end > kept) await this.sequence.eraseContextTokenRanges([{ start: kept, end }]);
+    return kept;
   }
 
   /** The full-vocabulary distribution of the token after `tokens`. */
@@ -176,13 +206,24 @@ export class LlamaSession implements ModelSession {
     items: ControlledEvaluateInputItem[], signal?: AbortSignal,
   ): Promise<Array<ControlledEvaluateIndexOutput | undefined>> {
     const outputs: Array<ControlledEvaluateIndexOutput | undefined> = [];
-    for (let start = 0; start < items.length; start += PROMPT_CHUNK) {
+    for (let start = 0; start < items.length;) {
       signal?.throwIfAborted();
-      const chunk = items.slice(start, start + PROMPT_CHUNK);
+      const chunk = items.slice(start, start + this.chunkTokens);
+      const began = performance.now();
       const results = await this.sequence.controlledEvaluate(chunk);
+      this.learnChunkSize(chunk.length, performance.now() - began);
       for (let i = 0; i < chunk.length; i++) outputs.push(results[i]);
+      start += chunk.length;
     }
     return outputs;
+  }
+
+  /** Sizes the next prompt chunk to take about PROMPT_CHUNK_MS at the speed this one was read. */
+  private learnChunkSize(tokens: number, ms: number): void {
+    // A short tail chunk says little about the speed of a full one.
+    if (tokens < PROMPT_CHUNK_MIN || ms <= 0) return;
+    const fitting = Math.floor((tokens / ms) * PROMPT_CHUNK_MS / PROMPT_CHUNK_MIN) * PROMPT_CHUNK_MIN;
+    this.chunkTokens = Math.min(PROMPT_CHUNK_MAX, Math.max(PROMPT_CHUNK_MIN, fitting));
   }
 
   private async generateNow(tokens: number[], options: GenerationOptions, signal?: AbortSignal): Promise<GenerationResult> {

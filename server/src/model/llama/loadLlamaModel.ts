@@ -59,7 +59,8 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger):
     logger.info(`loaded ${info.name ?? info.architecture} from ${options.path}: vocabulary ${info.vocabularySize}, ` +
       `context ${contextSize}, threads ${threads}, GPU layers ${model.gpuLayers}, control tokens ${info.hasControlTokens}` +
       (options.adapterPath ? `, LoRA adapter ${options.adapterPath}` : ''));
-    const settings = { contextSize, threads, flashAttention: options.flashAttention ?? false, batchSize: options.batchSize, adapterPath: options.adapterPath };
+    const settings = { contextSize, threads, flashAttention: options.flashAttention ?? false, batchSize: options.batchSize, adapterPath: options.adapterPath,
+      ...(options.shiftedReuseMinTokens ? { shiftedReuseMinTokens: options.shiftedReuseMinTokens } : {}) };
     return { kind: 'ok', model: new LlamaCompletionModel(model, info, settings, logger, lease.release) };
   } catch (error) {
     // node-llama-cpp says only "Failed to load model"; llama.cpp logged why, but its log lines
