@@ -52,7 +52,7 @@ export interface SessionModelHooks {
  * where llama.cpp batches well (the derived model's Q8_0 matrices on AMX, 0.5B, two threads: 324,
  * 455, 508 and 557 tokens/s for chunks of 32, 64, 128 and 256; with Q5_0 matrices it was flat at
  * ~200: docs/benchmarks.md, "Prompt chunks sized by time"). So each chunk is sized from the speed
- * of the last one to take about PROMPT_CHUNK_MS, between 32 and 256 tokens: ~128 here, 32 on
+ * of the last one to take about PROMPT_CHUNK_MS, between 32 and 256 tokens: 64–96 here, 32 on
  * a CPU that reads 40 tokens/s.
  */
 const PROMPT_CHUNK_MS = 250;
@@ -218,12 +218,8 @@ export class LlamaSession implements ModelSession {
     return outputs;
   }
 
-  /** Sizes the next prompt chunk to take about PROMPT_CHUNK_MS at the speed this one was read. */
   private learnChunkSize(tokens: number, ms: number): void {
-    // A short tail chunk says little about the speed of a full one.
-    if (tokens < PROMPT_CHUNK_MIN || ms <= 0) return;
-    const fitting = Math.floor((tokens / ms) * PROMPT_CHUNK_MS / PROMPT_CHUNK_MIN) * PROMPT_CHUNK_MIN;
-    this.chunkTokens = Math.min(PROMPT_CHUNK_MAX, Math.max(PROMPT_CHUNK_MIN, fitting));
+    this.chunkTokens = nextChunkTokens(tokens, ms) ?? this.chunkTokens;
   }
 
   private async generateNow(tokens: number[], options: GenerationOptions, signal?: AbortSignal): Promise<GenerationResult> {
@@ -282,6 +278,17 @@ export class LlamaSession implements ModelSession {
   private textOf(generated: readonly number[], context: number[]): (count: number) => string {
     return (count) => this.hooks.detokenize(generated.slice(0, count), context);
   }
+}
+
+/**
+ * The next prompt chunk's size after `tokens` were read in `ms`: what takes about PROMPT_CHUNK_MS
+ * at that speed, in multiples of 32 from 32 to 256; undefined after a short tail chunk, which
+ * says little about the speed of a full one.
+ */
+export function nextChunkTokens(tokens: number, ms: number): number | undefined {
+  if (tokens < PROMPT_CHUNK_MIN || !(ms > 0)) return undefined;
+  const fitting = Math.floor((tokens / ms) * PROMPT_CHUNK_MS / PROMPT_CHUNK_MIN) * PROMPT_CHUNK_MIN;
+  return Math.min(PROMPT_CHUNK_MAX, Math.max(PROMPT_CHUNK_MIN, fitting));
 }
 
 function requireTokens(tokens: number[]): void {
