@@ -7,6 +7,8 @@
  *     [--context 2048,4096] [--prompt 600] [--generate 32] [--repeats 2]
  *
  * Prints a Markdown table to stdout. Run it on an idle machine: llama.cpp's threads spin.
+ * Prefill is read as the server reads it, in a fresh session's prompt chunks (sized by time,
+ * model/llama/llamaSession.ts); `--batch` is llama.cpp's batch size, which only caps a chunk.
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
