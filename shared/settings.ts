@@ -85,6 +85,12 @@ export interface CompletionSettings {
    */
   keepCandidatesWhileTyping: boolean;
   /**
+   * When the cursor moves to a line at most this many lines from the last one in the same
+   * document, use the candidates retrieved there instead of retrieving anew, so the prompt's
+   * chunks, and with them its cache, stay the same across a short jump; 0 retrieves anew.
+   */
+  keepCandidatesNearLines: number;
+  /**
    * Keep cached prompt pieces that moved (a prefix window that slid by a line, a jump to a nearby
    * function, a chunk both prompts carry), shifting them in llama.cpp's KV cache as
    * llama-server's `--cache-reuse` does; off re-reads everything after the first changed token.
@@ -233,6 +239,10 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   keepCandidatesWhileTyping: {
     type: 'boolean', default: true,
     description: 'While you type on a line, keep the cross-file candidates retrieved where the cursor came onto it, so the prompt stays cached (off: retrieve anew at every keystroke).',
+  },
+  keepCandidatesNearLines: {
+    type: 'integer', default: 0, min: 0, max: 1_000,
+    description: 'When the cursor moves at most this many lines in the same file, keep the cross-file candidates retrieved where it was, so the prompt stays cached across a short jump (0: retrieve anew).',
   },
   kvShiftReuse: {
     type: 'boolean', default: true,

@@ -49,6 +49,8 @@ export interface BenchOptions {
   needThreshold?: number;
   /** The kvShiftReuse setting; default the server's. */
   kvShiftReuse?: boolean;
+  /** The keepCandidatesNearLines setting; default the server's. */
+  keepCandidatesNearLines?: number;
   requestTimeoutMs: number;
   resamples: number;
   outDir: string;
@@ -191,6 +193,7 @@ function serverSettings(options: BenchOptions): SettingsPatch {
   if (options.needThreshold !== undefined) settings.needThreshold = options.needThreshold;
   if (options.adapter) settings.adapterPath = options.adapter;
   if (options.kvShiftReuse !== undefined) settings.kvShiftReuse = options.kvShiftReuse;
+  if (options.keepCandidatesNearLines !== undefined) settings.keepCandidatesNearLines = options.keepCandidatesNearLines;
   return settings;
 }
 

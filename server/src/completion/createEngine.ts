@@ -335,7 +335,7 @@ class RepoShapleyEngine implements CompletionEngine {
       position: { line: request.line, character: request.character }, mode: request.mode,
       settings: this.settings, model, session: await this.sessionFor(model), tokenizer: this.tokenizerFor(model),
       // Other budgets, another layout or other retrieval settings give another prompt: what was kept under them does not carry over.
-      decisions: this.decisions.scope(request.uri, request.line, this.lineScopeKey(model.info.path, layout.name)),
+      decisions: this.decisions.scope(request.uri, request.line, this.lineScopeKey(model.info.path, layout.name), this.settings.keepCandidatesNearLines),
       prefillOnly: options.prefillOnly,
     }, { index: this.index, retriever: this.retriever, logger: this.logger }, signal);
   }

@@ -19,13 +19,13 @@ export function linePrefixOf(prefix: string): string {
 
 /** A record of candidates retrieved at `linePrefix`, with the versions of the files they come from. */
 export function lineRetrieval(
-  linePrefix: string, candidates: Candidate[], packed: PackedChunk[], index: IndexView, ownRelPath: string | undefined,
+  linePrefix: string, candidates: Candidate[], packed: PackedChunk[], index: IndexView, ownRelPath: string | undefined, line?: number,
 ): LineRetrieval {
   const fileVersions = new Map<string, number>();
   for (const { chunk } of candidates) {
     if (chunk.relPath !== ownRelPath) fileVersions.set(chunk.relPath, index.file(chunk.relPath)?.version ?? -1);
   }
-  return { linePrefix, candidates, packed, fileVersions };
+  return { linePrefix, candidates, packed, fileVersions, ...(line === undefined ? {} : { line }) };
 }
 
 /**

@@ -111,12 +111,18 @@ async function buildContext(
       const t0 = performance.now();
       const linePrefix = linePrefixOf(split.prefix);
       const kept = settings.keepCandidatesWhileTyping ? input.decisions?.retrieval() : undefined;
+      const nearby = kept ? undefined : input.decisions?.nearbyRetrieval();
       if (kept && stillHolds(kept, linePrefix, deps.index)) {
         retrieved = { candidates: kept.candidates, packed: kept.packed };
+      } else if (nearby && stillHolds(nearby, nearby.linePrefix, deps.index)) {
+        // The cursor came from a line close by: its candidates, as if retrieved here (the chunks
+        // lead the prompt, so the same ones keep its cache; keepCandidatesNearLines).
+        retrieved = { candidates: nearby.candidates, packed: nearby.packed };
+        input.decisions?.rememberRetrieval({ ...nearby, linePrefix });
       } else {
         const candidates = retrieve(input, deps, split);
         const packed = await tokenizer.prepared(() => layout.pack(candidates, budgets, tokenizer), signal);
-        input.decisions?.rememberRetrieval(lineRetrieval(linePrefix, candidates, packed, deps.index, input.relPath));
+        input.decisions?.rememberRetrieval(lineRetrieval(linePrefix, candidates, packed, deps.index, input.relPath, input.position.line));
         retrieved = { candidates, packed };
       }
       addRetrievalMs(performance.now() - t0);

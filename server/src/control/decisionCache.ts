@@ -22,6 +22,8 @@ export interface LineRetrieval {
   packed: PackedChunk[];
   /** Index versions of the other files the candidates come from, when they were retrieved. */
   fileVersions: ReadonlyMap<string, number>;
+  /** The line they were retrieved on (0-based), which a nearby line's reuse is measured from. */
+  line?: number;
 }
 
 /** The decisions of one document line under one model. */
@@ -33,6 +35,8 @@ export interface ScopedDecisions {
   /** The candidates last retrieved on this line, if any. */
   retrieval(): LineRetrieval | undefined;
   rememberRetrieval(retrieval: LineRetrieval): void;
+  /** The candidates of the line the cursor came from, when that line is near (see {@link DecisionCache.scope}). */
+  nearbyRetrieval(): LineRetrieval | undefined;
 }
 
 interface LineDecisions {
@@ -41,6 +45,8 @@ interface LineDecisions {
   need?: number;
   keepByCandidates: Map<string, number[]>;
   retrieval?: LineRetrieval;
+  /** The previous line's retrieval, when the cursor came from at most `nearLines` away. */
+  nearby?: LineRetrieval;
 }
 
 /** Documents whose last line's decisions are kept. */
@@ -49,11 +55,18 @@ const DOCUMENTS = 64;
 export class DecisionCache {
   private readonly byDocument = new LRUCache<string, LineDecisions>({ max: DOCUMENTS });
 
-  /** What is kept for `uri` at `line` under `model` (a new line or model starts empty). */
-  scope(uri: string, line: number, model: string): ScopedDecisions {
+  /**
+   * What is kept for `uri` at `line` under `model` (a new line or model starts empty). A new line
+   * at most `nearLines` from the last one under the same model also offers that line's candidates
+   * ({@link ScopedDecisions.nearbyRetrieval}): the setting keepCandidatesNearLines.
+   */
+  scope(uri: string, line: number, model: string, nearLines = 0): ScopedDecisions {
     let entry = this.byDocument.get(uri);
     if (!entry || entry.line !== line || entry.model !== model) {
-      entry = { line, model, keepByCandidates: new Map() };
+      const last = entry?.model === model ? entry.retrieval ?? entry.nearby : undefined;
+      // Measured from where they were retrieved, so candidates do not drift along line by line.
+      const near = last && Math.abs((last.line ?? entry!.line) - line) <= nearLines ? last : undefined;
+      entry = { line, model, keepByCandidates: new Map(), ...(near ? { nearby: near } : {}) };
       this.byDocument.set(uri, entry);
     }
     const current = entry;
@@ -68,6 +81,7 @@ export class DecisionCache {
       },
       retrieval: () => current.retrieval,
       rememberRetrieval: (retrieval) => void (current.retrieval = retrieval),
+      nearbyRetrieval: () => current.nearby,
     };
   }
 
