@@ -240,8 +240,9 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
     type: 'boolean', default: true,
     description: 'While you type on a line, keep the cross-file candidates retrieved where the cursor came onto it, so the prompt stays cached (off: retrieve anew at every keystroke).',
   },
+  // About the span of the 384-token prefix window: measured on the jump bench (docs/benchmarks.md).
   keepCandidatesNearLines: {
-    type: 'integer', default: 0, min: 0, max: 1_000,
+    type: 'integer', default: 30, min: 0, max: 1_000,
     description: 'When the cursor moves at most this many lines in the same file, keep the cross-file candidates retrieved where it was, so the prompt stays cached across a short jump (0: retrieve anew).',
   },
   kvShiftReuse: {

@@ -257,10 +257,13 @@ describe('background prefill (reposhapley/cursor)', () => {
   });
 
   test('a completion request stops a running prefill and answers as without it', async () => {
+    // Both engines complete at line 2 first (the model loaded and busy elsewhere): what a line
+    // retrieves can serve a nearby one (keepCandidatesNearLines), so the histories must match.
     const { engine: plain } = await engineWith({ modelPath: controlModel, policy: 'full' });
+    await completeTrace(plain, { line: 2, character: 0 });
     const expected = (await completeTrace(plain)).completion;
     const { engine, logger } = await engineWith({ modelPath: controlModel, policy: 'full' });
-    await completeTrace(engine, { line: 2, character: 0 }); // the model is loaded and busy elsewhere
+    await completeTrace(engine, { line: 2, character: 0 });
     const prefilling = engine.prefill(at);
     const answer = await completeTrace(engine);
     await prefilling;
