@@ -88,5 +88,6 @@ test('jump arrival: a request in the function before, answered, then the request
   await Promise.all(steps.map((step) => step.answer));
   expect(steps).toHaveLength(2);
   expect(steps[0]!.at).toEqual({ line: 4, character: 4 });
+  expect(steps[0]!.jumpedFrom).toEqual({ line: 1, character: 12 });
   expect(events.slice(0, 5)).toEqual(['request 1:12', 'answer 1:12', 'request 4:4', 'answer 4:4', 'insert v2 4:4 a']);
 });

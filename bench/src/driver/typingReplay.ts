@@ -74,6 +74,8 @@ interface Step {
   cancel: () => void;
   settled?: { answer?: InlineAnswer; error?: string };
   cancelled: boolean;
+  /** On the arrival's step with `jump`: where the user jumped from. */
+  jumpedFrom?: Position;
 }
 
 /** Replays the start of `task.target` keystroke by keystroke and records what the user saw. */
@@ -90,7 +92,7 @@ export async function runTypingTask(
   if (!session.alive) throw new Error(`the server exited while typing ${task.id}; server log:\n${session.stderrTail()}`);
   const finalTrace = last.settled?.answer ? await traceOf(session, last.settled.answer, uri, last.at) : undefined;
   const typing = await typingStats(session, steps, keys.length, options.debounceMs ?? DEFAULT_SETTINGS.debounceMs);
-  const origin = options.jump ? jumpOrigin(task) : undefined;
+  const origin = steps[0]?.jumpedFrom;
   if (origin) typing.jumpFromLine = origin.line;
   await session.close(uri);
   const remaining = task.target.slice(keys.join('').length);
@@ -153,8 +155,11 @@ async function askAtCursor(session: TypingSession, uri: string, task: BenchTask,
 /** A request in the neighbouring function, answered, then the arrival's request at the cursor. */
 async function jumpThenAsk(session: TypingSession, uri: string, task: BenchTask, limits: RunLimits, options: TypingOptions): Promise<Arrival> {
   const origin = jumpOrigin(task);
-  if (origin) await request(session, uri, task, origin, limits).answer.catch(() => undefined);
-  return askAtCursor(session, uri, task, limits, options);
+  if (!origin) return askAtCursor(session, uri, task, limits, options);
+  await request(session, uri, task, origin, limits).answer.catch(() => undefined);
+  const arrival = await askAtCursor(session, uri, task, limits, options);
+  arrival.step.jumpedFrom = origin;
+  return arrival;
 }
 
 /**

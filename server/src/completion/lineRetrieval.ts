@@ -34,7 +34,11 @@ export function lineRetrieval(
  * with every keystroke, and its text near the cursor is in the prompt anyway.
  */
 export function stillHolds(kept: LineRetrieval, linePrefix: string, index: IndexView): boolean {
-  if (!linePrefix.startsWith(kept.linePrefix)) return false;
+  return linePrefix.startsWith(kept.linePrefix) && sourcesUnchanged(kept, index);
+}
+
+/** Whether no other file the candidates come from changed since they were retrieved. */
+export function sourcesUnchanged(kept: LineRetrieval, index: IndexView): boolean {
   for (const [relPath, version] of kept.fileVersions) {
     if ((index.file(relPath)?.version ?? -1) !== version) return false;
   }

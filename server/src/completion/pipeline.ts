@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
 import { FALLBACK_NEED_THRESHOLD, type CompletionSettings } from '../../../shared/settings.js';
 import type { ScopedDecisions } from '../control/decisionCache.js';
-import { lineRetrieval, linePrefixOf, stillHolds } from './lineRetrieval.js';
+import { lineRetrieval, linePrefixOf, sourcesUnchanged, stillHolds } from './lineRetrieval.js';
 import { resolvePolicy } from '../control/resolvePolicy.js';
 import type { PolicyContext, PolicyResult } from '../control/types.js';
 import type { IndexView } from '../indexing/types.js';
@@ -114,7 +114,7 @@ async function buildContext(
       const nearby = kept ? undefined : input.decisions?.nearbyRetrieval();
       if (kept && stillHolds(kept, linePrefix, deps.index)) {
         retrieved = { candidates: kept.candidates, packed: kept.packed };
-      } else if (nearby && stillHolds(nearby, nearby.linePrefix, deps.index)) {
+      } else if (nearby && sourcesUnchanged(nearby, deps.index)) {
         // The cursor came from a line close by: its candidates, as if retrieved here (the chunks
         // lead the prompt, so the same ones keep its cache; keepCandidatesNearLines).
         retrieved = { candidates: nearby.candidates, packed: nearby.packed };

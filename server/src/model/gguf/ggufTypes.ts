@@ -237,19 +237,28 @@ export function q5_0ToQ8_0(q5: Buffer): Buffer {
   if (q5.length % Q5_0_BLOCK_BYTES !== 0) throw new RangeError(`${q5.length} bytes are not whole Q5_0 blocks`);
   const blocks = q5.length / Q5_0_BLOCK_BYTES;
   const q8 = Buffer.alloc(blocks * Q8_0_BLOCK_BYTES);
-  const half = Q8_0_BLOCK_SIZE / 2;
+  const quants = new Int8Array(Q8_0_BLOCK_SIZE);
   for (let b = 0; b < blocks; b++) {
-    const from = b * Q5_0_BLOCK_BYTES;
     const to = b * Q8_0_BLOCK_BYTES;
-    q5.copy(q8, to, from, from + 2);
-    const highBits = q5.readUInt32LE(from + 2);
-    for (let j = 0; j < half; j++) {
-      const packed = q5[from + 6 + j]!;
-      q8.writeInt8(((packed & 0x0f) | (((highBits >>> j) & 1) << 4)) - 16, to + 2 + j);
-      q8.writeInt8(((packed >> 4) | (((highBits >>> (j + half)) & 1) << 4)) - 16, to + 2 + half + j);
-    }
+    q5.copy(q8, to, b * Q5_0_BLOCK_BYTES, b * Q5_0_BLOCK_BYTES + 2);
+    unpackQ5_0Block(q5, b * Q5_0_BLOCK_BYTES, quants);
+    q8.set(new Uint8Array(quants.buffer), to + 2);
   }
   return q8;
+}
+
+/**
+ * The 32 signed quants q (−16..15) of the Q5_0 block at `offset`: element j and j + 16 share a
+ * byte of low nibbles, bit j of the 32-bit word after the scale holds element j's fifth bit.
+ */
+function unpackQ5_0Block(bytes: Buffer, offset: number, out: Int8Array): void {
+  const half = Q8_0_BLOCK_SIZE / 2;
+  const highBits = bytes.readUInt32LE(offset + 2);
+  for (let j = 0; j < half; j++) {
+    const packed = bytes[offset + 6 + j]!;
+    out[j] = ((packed & 0x0f) | (((highBits >>> j) & 1) << 4)) - 16;
+    out[half + j] = ((packed >> 4) | (((highBits >>> (j + half)) & 1) << 4)) - 16;
+  }
 }
 
 function roundHalfAwayFromZero(value: number): number {
@@ -276,15 +285,11 @@ export function decodeTensorData(bytes: Buffer, type: WritableGgmlType, count: n
 }
 
 function decodeQ5_0(bytes: Buffer, out: Float32Array): void {
-  const half = Q8_0_BLOCK_SIZE / 2;
+  const quants = new Int8Array(Q8_0_BLOCK_SIZE);
   for (let start = 0; start < out.length; start += Q8_0_BLOCK_SIZE) {
     const offset = (start / Q8_0_BLOCK_SIZE) * Q5_0_BLOCK_BYTES;
     const d = float16BitsToFloat32(bytes.readUInt16LE(offset));
-    const highBits = bytes.readUInt32LE(offset + 2);
-    for (let j = 0; j < half; j++) {
-      const packed = bytes.readUInt8(offset + 6 + j);
-      out[start + j] = d * (((packed & 0x0f) | (((highBits >>> j) & 1) << 4)) - 16);
-      out[start + half + j] = d * (((packed >> 4) | (((highBits >>> (j + half)) & 1) << 4)) - 16);
-    }
+    unpackQ5_0Block(bytes, offset, quants);
+    for (let i = 0; i < Q8_0_BLOCK_SIZE; i++) out[start + i] = d * quants[i]!;
   }
 }
