@@ -16,6 +16,12 @@
  *   output.f16     the model's output matrix (vocabulary × hidden, float16), for logZ and logits
  *   meta.json      hidden, vocabulary, control token ids, the model and label source
  *
+ * --trigger-target full-helps labels the trigger by what the policy's NEED branch can reach
+ * (NEED where Full-Retrieve's decode beats ∅'s by ES), for every record, not only those whose
+ * verified coalition reached τ_es; --no-selection skips the candidate steps (about half the
+ * prompt tokens) when only the trigger's rows will train; --adapter reads the states through the
+ * LoRA adapter the server applies, so rows trained on them match what it serves.
+ *
  * With --sequences it writes the token sequences instead (sequences.jsonl: per instance the label
  * fields and the token ids of instanceSequences.ts), for the fine-tune (models/train/control_finetune.py),
  * with no forward pass: seconds, not minutes.
@@ -43,7 +49,7 @@ import { LABEL_SOURCES, type LabelSource } from '../data/distillSequences.js';
 import { openRepository } from '../data/repositoryTools.js';
 import { readLabelsByRepository } from '../labeling/rebuildInstance.js';
 import { generationStates } from './generationStates.js';
-import { instanceSequences, type InstanceFields, type InstanceSequences } from './instanceSequences.js';
+import { instanceSequences, TRIGGER_TARGETS, type InstanceFields, type InstanceSequences, type TriggerTarget } from './instanceSequences.js';
 import { PACK_TOKEN_TEXTS } from './packFiles.js';
 
 const DEFAULT_MODEL = 'qwen2.5-coder-0.5b';
@@ -65,6 +71,9 @@ interface Options {
   threads: number;
   minEs?: number;
   sequences: boolean;
+  triggerTarget: TriggerTarget;
+  selection: boolean;
+  adapter?: string;
 }
 
 /** One instance's line in index.jsonl. */
@@ -80,16 +89,18 @@ async function main(): Promise<void> {
   const options = parseOptions();
   const modelPath = resolveModel(options.model);
   const kind = options.sequences ? 'sequences' : 'features';
-  const out = options.out ?? path.join(defaultCacheDir(), `control-${kind}-${options.source}${options.minEs === undefined ? '' : `-es${options.minEs}`}`);
+  const out = options.out ?? path.join(defaultCacheDir(), `control-${kind}-${options.source}${options.minEs === undefined ? '' : `-es${options.minEs}`}` +
+    `${options.triggerTarget === 'verified' ? '' : `-${options.triggerTarget}`}${options.adapter ? '-adapter' : ''}${options.selection ? '' : '-no-selection'}`);
   await mkdir(out, { recursive: true });
   await refuseOtherFormat(out);
-  const loaded = await loadLlamaModel({ path: modelPath, threads: options.threads, gpuLayers: 'auto' }, createStreamLogger('features', 'warn'));
+  const loaded = await loadLlamaModel(
+    { path: modelPath, threads: options.threads, gpuLayers: 'auto', adapterPath: options.adapter }, createStreamLogger('features', 'warn'));
   if (loaded.kind !== 'ok') throw new Error(loaded.message);
   const model = loaded.model;
   if (!model.info.hasControlTokens || !model.createHiddenStateReader) throw new Error(`${modelPath} has no control tokens: pass the derived model (packTool init)`);
   const reader = options.sequences ? undefined : await model.createHiddenStateReader();
   try {
-    const hidden = await writeMeta(out, modelPath, model, options.source, { outputMatrix: !options.sequences });
+    const hidden = await writeMeta(out, modelPath, model, options, { outputMatrix: !options.sequences });
     const writer = options.sequences ? await SequenceWriter.open(out) : await FeatureWriter.open(out, hidden);
     const labels = await readLabelsByRepository(options.labels.split(','));
     const corpus = await Corpus.open(options.manifest, options.corpus);
@@ -103,6 +114,7 @@ async function main(): Promise<void> {
       try {
         for (const record of pending) {
           const sequences = await instanceSequences(record, repo, model, layout, options);
+          if (typeof sequences !== 'string' && !options.selection) sequences.selection = [];
           if (typeof sequences === 'string') counts[sequences]++;
           else {
             await (writer instanceof SequenceWriter ? writer.add(sequences) : extractStates(sequences, reader!, writer));
@@ -194,7 +206,7 @@ class FeatureWriter {
 
 /** meta.json, and output.f16 once (the output matrix the trainer computes logits with); returns the hidden width. */
 async function writeMeta(
-  out: string, modelPath: string, model: CompletionModel, source: LabelSource, { outputMatrix }: { outputMatrix: boolean },
+  out: string, modelPath: string, model: CompletionModel, options: Options, { outputMatrix }: { outputMatrix: boolean },
 ): Promise<number> {
   const read = await readGgufHeader(modelPath);
   if (read.kind !== 'ok') throw new Error(read.message);
@@ -217,7 +229,10 @@ async function writeMeta(
     }
   }
   const tokenIds = Object.fromEntries(PACK_TOKEN_TEXTS.map((text) => [text, tokenIdOf(model, text)]));
-  const meta = { featureFormat: FEATURE_FORMAT, model: modelPath, source, hidden, vocabulary, controlTokens: tokenIds };
+  const meta = {
+    featureFormat: FEATURE_FORMAT, model: modelPath, adapter: options.adapter ?? null, source: options.source, triggerTarget: options.triggerTarget,
+    selection: options.selection, hidden, vocabulary, controlTokens: tokenIds,
+  };
   await writeFile(path.join(out, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
   return hidden;
 }
@@ -260,9 +275,14 @@ function parseOptions(): Options {
     .option('--threads <n>', 'model threads', Number, 2)
     .option('--sequences', 'write the token sequences (sequences.jsonl) for the fine-tune instead of states: no forward passes', false)
     .option('--min-es <n>', 'τ_es for the shapley source: relabel from each record\'s decoded pool (default: the labeler\'s 50)', Number)
+    .option('--trigger-target <name>', `what labels the trigger: ${TRIGGER_TARGETS.join(' | ')}`, 'verified')
+    .option('--no-selection', 'skip the candidate steps: only the trigger and generation states (for training the trigger rows)')
+    .option('--adapter <file>', 'read the states through this LoRA adapter GGUF (the one the server applies with the rows)')
     .parse()
     .opts<Options>();
   if (!LABEL_SOURCES.includes(options.source)) throw new Error(`--source must be one of ${LABEL_SOURCES.join(', ')}`);
+  if (!TRIGGER_TARGETS.includes(options.triggerTarget)) throw new Error(`--trigger-target must be one of ${TRIGGER_TARGETS.join(', ')}`);
+  if (options.adapter && !existsSync(options.adapter)) throw new Error(`--adapter ${options.adapter}: no such file`);
   if (options.minEs !== undefined && !(options.minEs >= 0 && options.minEs <= 100 && options.source === 'shapley')) {
     throw new Error('--min-es is an ES in [0, 100], for --source shapley');
   }

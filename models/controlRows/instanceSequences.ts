@@ -49,9 +49,27 @@ export interface InstanceSequences {
   selection: number[][];
 }
 
+/**
+ * What labels the trigger. `verified` is the paper's r*: NEED when the verified coalition S*
+ * beats ∅ (only records whose S* reached τ_es have one). `full-helps` asks what a policy without Y
+ * can reach: NEED when Full-Retrieve's decode beats ∅'s by ES (a tie is DONE: retrieval then only
+ * costs tokens). Every record has both decodes, so it labels all of them, and it is the question
+ * the bench's trigger diagnosis asks of P(NEED) (tuneThreshold --diagnose).
+ */
+export type TriggerTarget = 'verified' | 'full-helps';
+export const TRIGGER_TARGETS: readonly TriggerTarget[] = ['verified', 'full-helps'];
+
 export interface SequenceOptions {
   source: LabelSource;
   minEs?: number;
+  triggerTarget?: TriggerTarget;
+}
+
+/** NEED when every candidate together decodes better than none (ES); undefined without that decode. */
+export function fullRetrieveHelps(record: Pick<LabelRecord, 'candidates' | 'pool' | 'empty'>): 'need' | 'done' | undefined {
+  const full = record.pool.find((p) => p.members.length === record.candidates.length);
+  if (!full || record.candidates.length === 0) return undefined;
+  return full.es > record.empty.es ? 'need' : 'done';
 }
 
 export type Repository = Awaited<ReturnType<typeof openRepository>>;
@@ -62,7 +80,8 @@ export async function instanceSequences(
 ): Promise<InstanceSequences | 'stale' | 'unlabeled'> {
   const thresholds = options.minEs === undefined ? undefined : { ...DEFAULT_CHUNKSHAPLEY_OPTIONS.thresholds, minEs: options.minEs };
   const label = distillLabel(record, options.source, thresholds);
-  if (!label) return 'unlabeled';
+  const retrieval = options.triggerTarget === 'full-helps' ? fullRetrieveHelps(record) : label?.retrieval;
+  if (!retrieval) return 'unlabeled';
   const prompt: PromptSettings = {
     contextSize: model.info.contextSize, special: model.info.special, echoLines: model.info.echoLines, layout,
     settings: { ...DEFAULT_SETTINGS, budgets: record.generator?.budgets ?? DEFAULT_SETTINGS.budgets },
@@ -76,12 +95,13 @@ export async function instanceSequences(
   if (noRetrieval.length < trigger.length || trigger.some((id, i) => noRetrieval[i] !== id)) {
     throw new Error('the no-retrieval prompt does not continue the trigger prompt: the layout reads them apart (prompt/layouts.ts)');
   }
-  const selection = label.retrieval === 'need' && prepared.plan.packed.length > 0
+  // KEEP/DROP are learned where the verified label says NEED, whatever labels the trigger.
+  const selection = label?.retrieval === 'need' && prepared.plan.packed.length > 0
     ? selectionSteps(control.selection(prepared.plan), trigger.length, label.keep, ids, model)
     : [];
   return {
     fields: {
-      id: record.id, repository: record.repository, split: record.split, kind: record.kind, retrieval: label.retrieval, keep: label.keep,
+      id: record.id, repository: record.repository, split: record.split, kind: record.kind, retrieval, keep: selection.length > 0 ? label!.keep : [],
       esEmpty: record.empty.es, esBest: record.pool.length > 0 ? Math.max(...record.pool.map((p) => p.es)) : undefined,
       esFull: record.pool.find((p) => p.members.length === record.candidates.length)?.es,
     },

@@ -25,6 +25,9 @@ looking at the validation packages; those serve t_c and the report only. (Penali
 pairs' contrasts, half the difference of <NEED> and <DONE>, left their common part free to fit the
 training packages, and did worse on the validation ones: docs/control-tokens.md.)
 
+With --train-rows trigger only <NEED> and <DONE> change (features extracted --no-selection carry
+no selection positions, and the KEEP/DROP rows must then stay as the pack has them).
+
 P(NEED) is reported both ways the server can read it (model/reposhapleyKeys.ts): over the pair
 {<NEED>, <DONE>} (the paper's Algorithm 1) and over the whole vocabulary; t_c is tuned for the
 way the pack declares (`trigger` in pack.json, `pair` when absent).
@@ -162,6 +165,14 @@ def in_vocabulary(states, log_z, rows, weights, slot):
     return torch.exp(control[:, slot] - partition).tolist()
 
 
+def full_helps_auc(need: list[float], records) -> float | None:
+    """How P(NEED) ranks the instances where Full-Retrieve decodes better than none above those
+    where it decodes worse (ties left out): the question the bench's trigger diagnosis asks."""
+    pairs = [(p, r["esFull"] > r["esEmpty"]) for p, r in zip(need, records)
+             if r.get("esFull") is not None and r["esFull"] != r["esEmpty"]]
+    return auc([p for p, _ in pairs], [helps for _, helps in pairs])
+
+
 def evaluate(states, data: Data, weights, slots, trigger: str = "pair"):
     with torch.no_grad():
         total, parts = losses(states, data, weights)
@@ -173,6 +184,7 @@ def evaluate(states, data: Data, weights, slots, trigger: str = "pair"):
         return {
             "loss": float(total), **parts,
             "trigger_auc": auc(need, truth), "trigger_auc_pair": auc(pair, truth), "trigger_auc_vocabulary": auc(vocabulary, truth),
+            "trigger_auc_full_helps": full_helps_auc(need, data.records),
             "keep_auc": auc(keep, [bool(t == slots["keep"]) for t in data.selection_target.tolist()]),
             "instances": len(data.records), "selection_positions": int(data.selection_rows.numel()),
             "need_probability": need,
@@ -205,14 +217,18 @@ def tune_threshold(need_probability: list[float], records) -> dict:
     return best
 
 
-def fit(states, data: Data, start: torch.Tensor, l2: float, epochs: int, lr: float) -> torch.Tensor:
-    """The rows minimizing the paper's loss on `data` plus l2 * ||O - start||^2, full batch."""
+def fit(states, data: Data, start: torch.Tensor, l2: float, epochs: int, lr: float, trainable: torch.Tensor | None = None) -> torch.Tensor:
+    """The rows minimizing the paper's loss on `data` plus l2 * ||O - start||^2, full batch; only
+    the rows `trainable` marks change when it is given (Adam leaves a row whose gradient is always
+    zero where it starts)."""
     weights = torch.nn.Parameter(start.clone())
     optimizer = torch.optim.Adam([weights], lr=lr)
     for _ in range(epochs):
         optimizer.zero_grad()
         total, _ = losses(states, data, weights)
         (total + l2 * ((weights - start) ** 2).sum()).backward()
+        if trainable is not None:
+            weights.grad *= trainable[:, None]
         optimizer.step()
     return weights.detach()
 
@@ -226,7 +242,7 @@ def repository_folds(records, folds: int) -> list[int]:
     return [i % folds for i in range(len(records))]
 
 
-def choose_l2(states, records, make_data, start, grid, folds: int, epochs: int, lr: float):
+def choose_l2(states, records, make_data, start, grid, folds: int, epochs: int, lr: float, trainable=None):
     """The penalty with the lowest mean held-out loss over the folds, and every value's loss."""
     assignment = repository_folds(records, folds)
     table = []
@@ -237,7 +253,7 @@ def choose_l2(states, records, make_data, start, grid, folds: int, epochs: int, 
             outside = [r for r, f in zip(records, assignment) if f == fold]
             if not inside or not outside:
                 continue
-            weights = fit(states, make_data(inside), start, l2, epochs, lr)
+            weights = fit(states, make_data(inside), start, l2, epochs, lr, trainable)
             with torch.no_grad():
                 held_out.append(float(losses(states, make_data(outside), weights)[0]))
         table.append({"l2": l2, "held_out_loss": sum(held_out) / max(1, len(held_out))})
@@ -255,6 +271,8 @@ def main() -> None:
                         help="penalties on ||O - O_0||^2 to choose from by cross-validation (one value: no choice)")
     parser.add_argument("--folds", type=int, default=4, help="cross-validation folds over the training repositories")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--train-rows", choices=("all", "trigger"), default="all",
+                        help="trigger: only <NEED> and <DONE> change (features taken --no-selection)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -270,6 +288,10 @@ def main() -> None:
     start_rows = torch.from_numpy(packed_rows[:, 1, :].copy())
     slots = {name: texts.index(f"<{name.upper()}>") for name in ("need", "done", "keep", "drop")}
     trigger = pack.get("trigger", "pair")
+    trainable = None
+    if args.train_rows == "trigger":
+        trainable = torch.zeros(len(texts))
+        trainable[[slots["need"], slots["done"]]] = 1.0
 
     log_z = base_log_partition(states, matrix, control_ids)
     gen_rows = sorted({row for r in records for row in r["generationRows"]})
@@ -282,12 +304,14 @@ def main() -> None:
     train = make_data([r for r in records if r["split"] == "train"])
     val = make_data([r for r in records if r["split"] == "val"])
     start = evaluate(states, val if val.records else train, start_rows, slots, trigger)
+    print(f"start ({'val' if val.records else 'train'}): trigger AUC {start['trigger_auc']}, full-helps {start['trigger_auc_full_helps']}, "
+          f"KEEP AUC {start['keep_auc']}")
     grid = [float(value) for value in args.l2.split(",")]
     if len(grid) > 1:
-        l2, cv_table = choose_l2(states, train.records, make_data, start_rows, grid, args.folds, args.epochs, args.lr)
+        l2, cv_table = choose_l2(states, train.records, make_data, start_rows, grid, args.folds, args.epochs, args.lr, trainable)
     else:
         l2, cv_table = grid[0], []
-    best_weights = fit(states, train, start_rows, l2, args.epochs, args.lr)
+    best_weights = fit(states, train, start_rows, l2, args.epochs, args.lr, trainable)
 
     final = {"train": evaluate(states, train, best_weights, slots, trigger), "val": evaluate(states, val, best_weights, slots, trigger)}
     threshold = tune_threshold(final["val"]["need_probability"], val.records) if val.records else {"t_c": 0.5, "es": None, "need_rate": None}
@@ -296,7 +320,8 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     best_weights.numpy().astype("<f4").tofile(args.out / "output_rows.f32")
     metrics = {
-        "features": str(args.features), "source": meta["source"], "epochs": args.epochs, "lr": args.lr,
+        "features": str(args.features), "source": meta["source"], "trigger_target": meta.get("triggerTarget", "verified"),
+        "adapter": meta.get("adapter"), "train_rows": args.train_rows, "epochs": args.epochs, "lr": args.lr,
         "lambda_R": LAMBDA_R, "lambda_S": LAMBDA_S, "trigger": trigger, "l2": l2, "cross_validation": cv_table, "folds": args.folds,
         "start": {k: v for k, v in start.items() if k != "need_probability"}, **final, "threshold": threshold,
     }
@@ -305,7 +330,8 @@ def main() -> None:
     for name in ("train", "val"):
         m = final[name]
         print(f"{name}: {m['instances']} instances, loss {m['loss']:.4f} (L_R {m['L_R']:.3f} L_S {m['L_S']:.3f} L_Y {m['L_Y']:.3f}), "
-              f"trigger AUC {m['trigger_auc']} (pair {m['trigger_auc_pair']}, vocabulary {m['trigger_auc_vocabulary']}), KEEP AUC {m['keep_auc']}")
+              f"trigger AUC {m['trigger_auc']} (pair {m['trigger_auc_pair']}, vocabulary {m['trigger_auc_vocabulary']}, "
+              f"full-helps {m['trigger_auc_full_helps']}), KEEP AUC {m['keep_auc']}")
 
 
 if __name__ == "__main__":

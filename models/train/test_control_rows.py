@@ -142,6 +142,27 @@ class ControlRowsTest(unittest.TestCase):
         self.assertIsNotNone(metrics["val"]["trigger_auc_pair"])
         self.assertLess(metrics["threshold"]["t_c"], 1.0)
 
+    def test_training_only_the_trigger_rows_leaves_the_others_as_packed(self) -> None:
+        metrics = train(self.tmp, "--epochs", "300", "--lr", "0.05", "--l2", "0", "--train-rows", "trigger")
+        self.assertEqual(metrics["train_rows"], "trigger")
+        self.assertEqual(metrics["val"]["trigger_auc"], 1.0)
+        rows = np.fromfile(self.tmp / "out" / "output_rows.f32", dtype="<f4").reshape(len(TEXTS), HIDDEN)
+        self.assertTrue(np.all(rows[2:] == 0.0))  # KEEP, DROP, SELECT: the pack's (zero) rows
+        self.assertGreater(rows[0, 0] - rows[1, 0], 0)
+
+    def test_full_helps_auc_ranks_by_full_retrieval_and_leaves_ties_out(self) -> None:
+        sys.path.insert(0, str(HERE))
+        from control_rows import full_helps_auc
+        records = [
+            {"esEmpty": 40.0, "esFull": 80.0},  # helps
+            {"esEmpty": 90.0, "esFull": 60.0},  # hurts
+            {"esEmpty": 50.0, "esFull": 50.0},  # tie: not ranked
+            {"esEmpty": 50.0},                  # no full decode: not ranked
+        ]
+        self.assertEqual(full_helps_auc([0.9, 0.1, 0.0, 0.0], records), 1.0)
+        self.assertEqual(full_helps_auc([0.1, 0.9, 1.0, 1.0], records), 0.0)
+        self.assertIsNone(full_helps_auc([0.5, 0.5], records[2:]))
+
     def test_refuses_features_of_other_ids(self) -> None:
         meta = json.loads((self.tmp / "features" / "meta.json").read_text())
         meta["controlTokens"]["<NEED>"] = 7
