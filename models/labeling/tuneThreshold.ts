@@ -15,34 +15,21 @@
  * tasks (a bench run of none,full,reposhapley at the exported t_c, beside a reposhapley run at 0):
  *
  *   node dist/models/labeling/tuneThreshold.js --diagnose NOTRIGGER/results.json --done-from BENCH/results.json
+ *
+ * `--need-branch full` asks instead whether P(<NEED>) ranks the tasks where Full-Retrieve beats
+ * no retrieval (the full-helps trigger target), from one run of `full,reposhapley` at
+ * --need-threshold 1 (pairBranches.ts).
  */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { TaskResult } from '../../bench/src/driver/results.js';
 import { isValidationPackage } from '../corpus/splits.js';
-import { sweepThresholds, triggerSkill, type PairedTask, type SweepPoint, type TriggerSkill } from './thresholdSweep.js';
+import { NEED_BRANCHES, pairBranches, type NeedBranch } from './pairBranches.js';
+import { sweepThresholds, triggerSkill, type SweepPoint, type TriggerSkill } from './thresholdSweep.js';
 
 function refuseForeignPackages(results: readonly TaskResult[]): void {
   const foreign = [...new Set(results.map((r) => r.repository))].filter((name) => !isValidationPackage(name));
   if (foreign.length > 0) throw new Error(`t_c is tuned on validation packages only; these are not: ${foreign.join(', ')}`);
-}
-
-const isAnswer = (result: TaskResult) => result.outcome === 'ok' || result.outcome === 'empty';
-
-function pairedTasks(results: readonly TaskResult[], doneResults: readonly TaskResult[]): PairedTask[] {
-  const done = new Map(doneResults.filter((r) => r.policy === 'none').map((r) => [r.taskId, r]));
-  const tasks: PairedTask[] = [];
-  for (const need of results.filter((r) => r.policy === 'reposhapley')) {
-    const without = done.get(need.taskId);
-    // An empty completion is an answer (it scores 0); a timeout or an error says nothing of the branch.
-    if (!without || !isAnswer(need) || !isAnswer(without)) continue;
-    const p = need.trace?.needProbability;
-    if (need.trace?.decision !== 'need' || p === undefined) {
-      throw new Error(`${need.taskId}: reposhapley did not take the NEED branch; rerun the bench with --need-threshold 0`);
-    }
-    tasks.push({ needProbability: p, done: without.scores, need: need.scores });
-  }
-  return tasks;
 }
 
 const skillLine = (s: TriggerSkill) =>
@@ -59,13 +46,16 @@ function main(): void {
     .option('--json', 'print the sweep as JSON')
     .option('--diagnose', 'describe the trigger on any packages (no t_c to export)')
     .option('--done-from <results>', 'take the policy none results from this run of the same tasks')
+    .option('--need-branch <policy>', `the NEED branch: ${NEED_BRANCHES.join(' | ')} (full: Full-Retrieve's completions, pairBranches.ts)`, 'reposhapley')
     .parse();
-  const options = program.opts<{ json?: boolean; diagnose?: boolean; doneFrom?: string }>();
+  const options = program.opts<{ json?: boolean; diagnose?: boolean; doneFrom?: string; needBranch: NeedBranch }>();
+  if (!NEED_BRANCHES.includes(options.needBranch)) throw new Error(`--need-branch must be one of ${NEED_BRANCHES.join(', ')}`);
+  if (options.needBranch !== 'reposhapley' && !options.diagnose) throw new Error('--need-branch full describes the trigger only: add --diagnose');
   const read = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { results: TaskResult[] }).results;
   const results = read(program.args[0]!);
   const doneResults = options.doneFrom ? read(options.doneFrom) : results;
   if (!options.diagnose) refuseForeignPackages([...results, ...doneResults]);
-  const tasks = pairedTasks(results, doneResults);
+  const tasks = pairBranches(results, doneResults, options.needBranch);
   const { best, points } = sweepThresholds(tasks);
   const skill = triggerSkill(tasks);
   if (options.json) {
