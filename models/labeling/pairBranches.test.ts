@@ -38,4 +38,11 @@ describe('pairBranches', () => {
     ];
     expect(pairBranches(results, results, 'full')).toEqual([{ needProbability: 0.9, need: { es: 90, em: 0 }, done: { es: 30, em: 0 } }]);
   });
+
+  it("takes Full-Retrieve's completions from another run of the same tasks when given", () => {
+    const triggered = [result('a', 'reposhapley', 40, { decision: 'done', needProbability: 0.3 })];
+    const other = [result('a', 'full', 90)];
+    expect(pairBranches(triggered, triggered, 'full', other)).toEqual([{ needProbability: 0.3, need: { es: 90, em: 0 }, done: { es: 40, em: 0 } }]);
+    expect(pairBranches(triggered, triggered, 'full')).toEqual([]);
+  });
 });

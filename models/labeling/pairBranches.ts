@@ -9,6 +9,8 @@
  *   NEED branch is Full-Retrieve's completion of the same task, and P(<NEED>) is read from any
  *   `reposhapley` result, whichever branch it took; a run at --need-threshold 1 reads it at the
  *   cost of `none` and its DONE branch is `none`'s completion, so `none` need not run apart.
+ *   Full-Retrieve's completions do not depend on the control rows (generation masks the control
+ *   tokens), so one `full` run serves the P(NEED) of several packs (`fullResults`).
  */
 import type { TaskResult } from '../../bench/src/driver/results.js';
 import type { PairedTask } from './thresholdSweep.js';
@@ -21,11 +23,12 @@ const isAnswer = (result: TaskResult) => result.outcome === 'ok' || result.outco
 
 export function pairBranches(
   results: readonly TaskResult[], doneResults: readonly TaskResult[], needBranch: NeedBranch = 'reposhapley',
+  fullResults: readonly TaskResult[] = results,
 ): PairedTask[] {
   const byTask = (policy: string, from: readonly TaskResult[]) =>
     new Map(from.filter((r) => r.policy === policy).map((r) => [r.taskId, r]));
   const none = byTask('none', doneResults);
-  const full = byTask('full', results);
+  const full = byTask('full', fullResults);
   const tasks: PairedTask[] = [];
   for (const triggered of results.filter((r) => r.policy === 'reposhapley')) {
     const p = triggered.trace?.needProbability;

@@ -46,16 +46,17 @@ function main(): void {
     .option('--json', 'print the sweep as JSON')
     .option('--diagnose', 'describe the trigger on any packages (no t_c to export)')
     .option('--done-from <results>', 'take the policy none results from this run of the same tasks')
+    .option('--full-from <results>', 'with --need-branch full: take the policy full results from this run of the same tasks')
     .option('--need-branch <policy>', `the NEED branch: ${NEED_BRANCHES.join(' | ')} (full: Full-Retrieve's completions, pairBranches.ts)`, 'reposhapley')
     .parse();
-  const options = program.opts<{ json?: boolean; diagnose?: boolean; doneFrom?: string; needBranch: NeedBranch }>();
+  const options = program.opts<{ json?: boolean; diagnose?: boolean; doneFrom?: string; fullFrom?: string; needBranch: NeedBranch }>();
   if (!NEED_BRANCHES.includes(options.needBranch)) throw new Error(`--need-branch must be one of ${NEED_BRANCHES.join(', ')}`);
   if (options.needBranch !== 'reposhapley' && !options.diagnose) throw new Error('--need-branch full describes the trigger only: add --diagnose');
   const read = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { results: TaskResult[] }).results;
   const results = read(program.args[0]!);
   const doneResults = options.doneFrom ? read(options.doneFrom) : results;
   if (!options.diagnose) refuseForeignPackages([...results, ...doneResults]);
-  const tasks = pairBranches(results, doneResults, options.needBranch);
+  const tasks = pairBranches(results, doneResults, options.needBranch, options.fullFrom ? read(options.fullFrom) : results);
   const { best, points } = sweepThresholds(tasks);
   const skill = triggerSkill(tasks);
   if (options.json) {
