@@ -36,6 +36,10 @@ export interface InstanceFields {
  *             then Y, teacher-forced                                                      L_Y
  * end         the token that closes the middle after Y (the layout's end of text): the
  *             fine-tune's L_Y ends with it, so the model learns where a completion stops
+ * evidence    the generation prompt that sees the verified coalition S* (NEED instances that
+ *             keep a candidate): the paper's F2 reads Y after X_S*, so a fine-tune that takes
+ *             its L_Y there (control_finetune.py --completion-after evidence) learns to use
+ *             the evidence the selection keeps, as the server prompts with it
  * selection   the steps after the trigger (NEED instances with candidates): step 0 is what
  *             the selection prefix adds to the trigger and candidate 1, step i is q_i* and
  *             candidate i + 1; the last position of step i decides q_{i+1}*              L_S
@@ -46,6 +50,7 @@ export interface InstanceSequences {
   generation: number[];
   y: number[];
   end?: number;
+  evidence?: number[];
   selection: number[][];
 }
 
@@ -99,13 +104,16 @@ export async function instanceSequences(
   const selection = label?.retrieval === 'need' && prepared.plan.packed.length > 0
     ? selectionSteps(control.selection(prepared.plan), trigger.length, label.keep, ids, model)
     : [];
+  const kept = label?.retrieval === 'need' ? label.keep.flatMap((k, i) => (k ? [i] : [])) : [];
+  const evidence = kept.length > 0 ? ids(layout.generation(prepared.plan, kept)) : undefined;
   return {
     fields: {
       id: record.id, repository: record.repository, split: record.split, kind: record.kind, retrieval, keep: selection.length > 0 ? label!.keep : [],
       esEmpty: record.empty.es, esBest: record.pool.length > 0 ? Math.max(...record.pool.map((p) => p.es)) : undefined,
       esFull: record.pool.find((p) => p.members.length === record.candidates.length)?.es,
     },
-    trigger, generation: noRetrieval.slice(trigger.length), y: prepared.y.ids, end: model.info.special.endOfText, selection,
+    trigger, generation: noRetrieval.slice(trigger.length), y: prepared.y.ids, end: model.info.special.endOfText,
+    ...(evidence ? { evidence } : {}), selection,
   };
 }
 

@@ -8,6 +8,13 @@ over the token sequences of every labeled instance (extractFeatures.ts --sequenc
 trigger position, q_i* after each candidate, Y after the no-retrieval prompt, each a
 cross-entropy over the whole vocabulary, as control_rows.py computes them.
 
+Where Y is read: `--completion-after no-retrieval` (the default, how the shipped adapter was
+trained) reads it after the no-retrieval prompt for every instance. `--completion-after evidence`
+is the paper's F2 term, -log P(Y | X_in, X_S*, r*): a NEED instance reads Y after the generation
+prompt that holds its verified coalition S* (the server's NEED branch prompt when the selection
+keeps S*), so the model learns to use the evidence it keeps; a DONE instance (S* empty) reads it
+after the no-retrieval prompt, as before.
+
 Two modes:
   full   every weight trains (the paper's method). Its result is a whole new model, so here it
          measures what the method reaches with these labels; nothing of it ships.
@@ -56,22 +63,31 @@ class Sequence:
     completion: list[tuple[int, int]]  # (position, y_t)               L_Y
 
 
-def instance_sequences(record: dict, ids: dict[str, int]) -> list[Sequence]:
-    """The instance's two passes: the trigger prompt continued by Y and the token that ends the
+COMPLETION_AFTER = ("no-retrieval", "evidence")
+
+
+def instance_sequences(record: dict, ids: dict[str, int], completion_after: str = "no-retrieval") -> list[Sequence]:
+    """The instance's passes: the trigger prompt continued by Y and the token that ends the
     middle (r*, Y and where it stops), and the trigger prompt continued by the teacher-forced
     selection steps (each q_i*). Without the end token a tuned model learns what to write but
-    not where to stop (an adapter trained so appended comments to every line)."""
+    not where to stop (an adapter trained so appended comments to every line). With
+    `completion_after` "evidence" a record that has an evidence prompt (the verified coalition
+    S*) reads Y there, in a pass of its own, and the first pass decides r* only."""
     trigger, rest = record["trigger"], record["generation"]
     y = record["y"] + ([record["end"]] if record.get("end") is not None else [])
     decision = len(trigger) - 1
-    start = decision + len(rest)
-    first = Sequence(
-        tokens=trigger + rest + y[:-1],
-        trigger=[(decision, ids["need"] if record["retrieval"] == "need" else ids["done"])],
-        selection=[],
-        completion=[(start + t, token) for t, token in enumerate(y)],
-    )
-    passes = [first]
+    r_star = [(decision, ids["need"] if record["retrieval"] == "need" else ids["done"])]
+    evidence = record.get("evidence") if completion_after == "evidence" else None
+    if evidence:
+        passes = [
+            Sequence(tokens=list(trigger), trigger=r_star, selection=[], completion=[]),
+            Sequence(tokens=evidence + y[:-1], trigger=[], selection=[],
+                     completion=[(len(evidence) - 1 + t, token) for t, token in enumerate(y)]),
+        ]
+    else:
+        start = decision + len(rest)
+        passes = [Sequence(tokens=trigger + rest + y[:-1], trigger=r_star, selection=[],
+                           completion=[(start + t, token) for t, token in enumerate(y)])]
     if record["selection"]:
         tokens, positions = list(trigger), []
         for step in record["selection"]:
@@ -199,14 +215,15 @@ def run_batch(tuner: Tuner, batch: list[Sequence], device: str, autocast: bool):
     return terms, logits, kinds, targets
 
 
-def evaluate(tuner: Tuner, records: list[dict], ids: dict[str, int], device: str, autocast: bool) -> dict:
+def evaluate(tuner: Tuner, records: list[dict], ids: dict[str, int], device: str, autocast: bool,
+             completion_after: str = "no-retrieval") -> dict:
     """Losses per instance and the decisions' AUCs, as control_rows.py reports them."""
     tuner.eval()
     totals = {"trigger": 0.0, "selection": 0.0, "completion": 0.0}
     need_vocab, need_pair, truth, keep_scores, keep_truth = [], [], [], [], []
     with torch.no_grad():
         for record in records:
-            for p in instance_sequences(record, ids):
+            for p in instance_sequences(record, ids, completion_after):
                 terms, logits, kinds, targets = run_batch(tuner, [p], device, autocast)
                 for k, v in terms.items():
                     totals[k] += float(v)
@@ -229,9 +246,10 @@ def evaluate(tuner: Tuner, records: list[dict], ids: dict[str, int], device: str
     }
 
 
-def train_epoch(tuner: Tuner, optimizer, records: list[dict], ids, device, autocast, max_tokens, rng) -> float:
+def train_epoch(tuner: Tuner, optimizer, records: list[dict], ids, device, autocast, max_tokens, rng,
+                completion_after: str = "no-retrieval") -> float:
     tuner.train()
-    passes = [p for record in records for p in instance_sequences(record, ids)]
+    passes = [p for record in records for p in instance_sequences(record, ids, completion_after)]
     total = 0.0
     for batch in batches(passes, max_tokens, rng):
         terms, _, _, _ = run_batch(tuner, batch, device, autocast)
@@ -267,6 +285,8 @@ def main() -> None:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=None, help="autocast to bfloat16 (default: on a GPU)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--completion-after", choices=COMPLETION_AFTER, default="no-retrieval",
+                        help="where L_Y reads Y: after the no-retrieval prompt, or (the paper's F2) after the verified evidence")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -283,7 +303,7 @@ def main() -> None:
     val = [r for r in records if r["split"] == "val"]
     if args.limit:
         train, val = train[:args.limit], val[:args.limit]
-    longest = max(len(p.tokens) for r in records for p in instance_sequences(r, ids))
+    longest = max(len(p.tokens) for r in records for p in instance_sequences(r, ids, args.completion_after))
 
     started = time.perf_counter()
     model = load_qwen2(args.model, context_length=max(512, longest + 1))
@@ -294,16 +314,16 @@ def main() -> None:
                       "device": args.device, "bf16": autocast, "load_s": round(time.perf_counter() - started, 1)}), flush=True)
 
     rng = random.Random(0)
-    epochs = [{"epoch": 0, "val": report(evaluate(tuner, val, ids, args.device, autocast), trigger)}]
+    epochs = [{"epoch": 0, "val": report(evaluate(tuner, val, ids, args.device, autocast, args.completion_after), trigger)}]
     print(json.dumps(epochs[-1]), flush=True)
     for epoch in range(1, args.epochs + 1):
         tick = time.perf_counter()
-        train_epoch(tuner, optimizer, train, ids, args.device, autocast, args.max_tokens, rng)
+        train_epoch(tuner, optimizer, train, ids, args.device, autocast, args.max_tokens, rng, args.completion_after)
         seconds = time.perf_counter() - tick
-        val_metrics = evaluate(tuner, val, ids, args.device, autocast)
+        val_metrics = evaluate(tuner, val, ids, args.device, autocast, args.completion_after)
         epochs.append({"epoch": epoch, "train_s": round(seconds, 1), "val": report(val_metrics, trigger)})
         print(json.dumps(epochs[-1]), flush=True)
-    final_train = report(evaluate(tuner, train, ids, args.device, autocast), trigger)
+    final_train = report(evaluate(tuner, train, ids, args.device, autocast, args.completion_after), trigger)
     need = val_metrics["need_probability" if trigger == "vocabulary" else "need_probability_pair"] if args.epochs else []
     threshold = tune_threshold(need, val) if val and need else None
 
@@ -315,6 +335,7 @@ def main() -> None:
         write_lora_gguf(adapters, args.out / "lora.gguf", "qwen2")
     metrics = {
         "mode": args.mode, "rank": args.rank if args.mode == "lora" else None, "alpha": args.alpha, "lr": lr, "epochs": args.epochs,
+        "completion_after": args.completion_after,
         "lambda_R": LAMBDA_R, "lambda_S": LAMBDA_S, "trigger": trigger, "model": str(args.model), "sequences": str(args.sequences),
         "device": args.device, "bf16": autocast, "history": epochs, "train": final_train, "threshold": threshold,
         "seconds": round(time.perf_counter() - started, 1),

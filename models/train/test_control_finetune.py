@@ -73,6 +73,22 @@ class SequencesTest(unittest.TestCase):
         self.assertEqual(first.tokens, r["trigger"] + r["y"])
         self.assertEqual(first.completion[-1], (t - 1 + len(r["y"]), 63))
 
+    def test_the_paper_f2_reads_y_after_the_verified_evidence(self):
+        r = record(True, seed=5)
+        r["end"] = 63
+        r["evidence"] = [30, 31, 32, 33, 34, 35]
+        decide, completion, selection = instance_sequences(r, IDS, "evidence")
+        t = len(r["trigger"])
+        self.assertEqual(decide.tokens, r["trigger"])
+        self.assertEqual((decide.trigger, decide.completion), ([(t - 1, IDS["need"])], []))
+        self.assertEqual(selection.selection[0][0], t - 1 + len(r["selection"][0]))
+        self.assertEqual(completion.tokens, r["evidence"] + r["y"])
+        # y_0 is predicted after the evidence prompt's last token; the end token closes it.
+        self.assertEqual(completion.completion, [(5 + k, y) for k, y in enumerate(r["y"] + [63])])
+        # The default, and an instance without evidence, read Y after the no-retrieval prompt.
+        self.assertEqual(len(instance_sequences(r, IDS)), 2)
+        self.assertEqual(instance_sequences(record(False, seed=5), IDS, "evidence")[0].completion[0][0], t - 1)
+
     def test_a_done_instance_has_one_pass(self):
         passes = instance_sequences(record(False), IDS)
         self.assertEqual(len(passes), 1)
