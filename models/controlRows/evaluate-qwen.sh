@@ -21,18 +21,10 @@ cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
 out="${1:-$cache/eval-qwen2.5-coder-0.5b}"
 model="$cache/models/qwen2.5-coder-0.5b-instruct-q4_k_m.reposhapley-control.gguf"
-labeler="$cache/labels-qwen2.5-coder-0.5b/labeler.pid"
 validation=python3-dulwich,python3-pyramid,python3-dnspython,python3-urwid,python3-paramiko,python3-networkx
 mkdir -p "$out"
 
-if [[ -f "$labeler" ]] && kill -0 "$(cat "$labeler")" 2>/dev/null; then
-  kill -STOP "$(cat "$labeler")"
-  trap 'kill -CONT "$(cat "$labeler")" 2>/dev/null || true' EXIT
-  echo "labeler paused (pid $(cat "$labeler")) until this script ends"
-fi
-
-npm run build >/dev/null
-node dist/server/src/main.js model pull qwen2.5-coder-0.5b >/dev/null
+source models/controlRows/model-work-setup.sh
 # --model names the file, so the pack's adapter is named too: the configuration the server runs.
 adapter=models/control/qwen2.5-coder-0.5b/adapter.gguf
 adapter_flag=()

@@ -24,20 +24,12 @@ out="${1:-$cache/trigger-full-helps}"
 pack=models/control/qwen2.5-coder-0.5b
 adapter="$pack/adapter.gguf"
 model="$cache/models/qwen2.5-coder-0.5b-instruct-q4_k_m.reposhapley-control.gguf"
-labeler="$cache/labels-qwen2.5-coder-0.5b/labeler.pid"
 manifest="$cache/corpus-manifest.tsv.gz"
 [[ -f "$manifest" ]] || manifest=models/default/corpus-manifest.tsv.gz
 python="${REPOSHAPLEY_PYTHON:-python3}"
 mkdir -p "$out"
 
-if [[ -f "$labeler" ]] && kill -0 "$(cat "$labeler")" 2>/dev/null; then
-  kill -STOP "$(cat "$labeler")"
-  trap 'kill -CONT "$(cat "$labeler")" 2>/dev/null || true' EXIT
-  echo "labeler paused (pid $(cat "$labeler")) until this script ends"
-fi
-
-npm run build >/dev/null
-node dist/server/src/main.js model pull qwen2.5-coder-0.5b >/dev/null
+source models/controlRows/model-work-setup.sh
 
 echo "1/5 features -> $out/features"
 node dist/models/controlRows/extractFeatures.js --model "$model" --adapter "$adapter" --trigger-target full-helps \
