@@ -15,7 +15,8 @@
 #      with the committed pack, the baseline.
 #   5. the diagnosis of each: AUC of P(NEED) at ranking the tasks where full beats none.
 #
-# DEV_LIMIT (default 200) shrinks step 4. Two threads; the labeler is paused while this runs.
+# DEV_LIMIT (default 200) shrinks step 4; LABELS (label folders, comma-separated; default the
+# committed labels and the labeler's cache folder) gives step 1 other records, for a smoke test. Two threads; the labeler is paused while this runs.
 # On the AMD EPYC of 2026-12-04 step 1 reads ~4 records a minute (795 records: ~3 hours).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,7 +33,9 @@ mkdir -p "$out"
 source models/controlRows/model-work-setup.sh
 
 echo "1/5 features -> $out/features"
-node dist/models/controlRows/extractFeatures.js --model "$model" --adapter "$adapter" --trigger-target full-helps \
+labels=()
+[[ -n "${LABELS:-}" ]] && labels=(--labels "$LABELS")
+node dist/models/controlRows/extractFeatures.js "${labels[@]}" --model "$model" --adapter "$adapter" --trigger-target full-helps \
   --no-selection --manifest "$manifest" --threads 2 --out "$out/features"
 
 echo "2/5 the trigger's rows -> $out/rows"
