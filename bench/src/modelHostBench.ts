@@ -69,8 +69,8 @@ async function main(): Promise<void> {
     .option('--prompt-tokens <n>', 'prompt length', Number, 1500)
     .parse().opts<Options>();
   const file = modelFileFromArgument(options.model);
-  const local = await load('in-process', (o, l) => loadLlamaModel(o, l), file, options.threads);
-  const hosted = await load('model host', (o, l) => loadModelInChildProcess(o, l), file, options.threads);
+  const local = await load('in-process', loadLlamaModel, file, options.threads);
+  const hosted = await load('model host', loadModelInChildProcess, file, options.threads);
   const source = readFileSync(path.join(REPO_ROOT, 'server', 'src', 'prompt', 'layouts.ts'), 'utf8');
   const prompt = local.model.tokenize(source).slice(0, options.promptTokens);
   if (prompt.length < options.promptTokens) throw new Error(`the source gives only ${prompt.length} tokens`);

@@ -13,7 +13,7 @@ import { ContextOverflowError, type CompletionModel, type LoadModelOptions } fro
 import { loadLlamaModel } from '../llama/loadLlamaModel.js';
 import { createMemoryLogger } from '../../util/logger.js';
 import { ChildProcessCompletionModel, loadModelInChildProcess, ModelHostExitedError } from './childProcessModel.js';
-import { crashCause, ModelHostProcess } from './hostProcess.js';
+import { crashCause } from './hostProcess.js';
 import { HOST_FAULT_VARIABLE } from './hostProtocol.js';
 
 const SOURCE = 'def load_config(path):\n    with open(path) as handle:\n        for line in handle:\n            ';
@@ -47,19 +47,6 @@ afterAll(async () => {
   await hosted?.dispose();
   await local?.dispose();
   await rm(dir, { recursive: true, force: true });
-});
-
-describe('loading', () => {
-  test('the host says the vocabulary is checked before its load answers, so the server reads it meanwhile', async () => {
-    const host = ModelHostProcess.start(logger);
-    const order: string[] = [];
-    void host.vocabularyChecked.then(() => order.push('vocabulary checked'));
-    const reply = await host.request({ op: 'load', options: options(tiny.path) });
-    order.push('loaded');
-    expect(reply.value.kind).toBe('ok');
-    expect(order).toEqual(['vocabulary checked', 'loaded']);
-    await host.dispose();
-  });
 });
 
 describe('the same answers as the in-process adapter', () => {

@@ -35,31 +35,22 @@ export async function loadModelInChildProcess(
   // This process needs llama.cpp's runtime for the vocabulary: started while the host loads.
   const vocabularyModule = import('../llama/llamaVocabulary.js');
   void vocabularyModule.then((module) => module.prepareVocabularyRuntime(), () => undefined);
-  // The vocabulary is read here only from a file whose vocabulary the host's llama.cpp has
-  // checked: the same checks, so it cannot abort this process. The host says so before its
-  // tensors load, so the two reads overlap (~1.3 s of a cold start on an AVX2 EPYC).
-  let vocabulary: Promise<ModelVocabulary> | undefined;
-  const readVocabulary = () => (vocabulary ??= vocabularyModule.then(({ loadLlamaVocabulary }) => loadLlamaVocabulary(options.path, logger)));
-  // Its failure is reported where the load awaits it (or frees it).
-  void host.vocabularyChecked.then(readVocabulary).catch(() => undefined);
   try {
     const { value: reply } = await host.request({ op: 'load', options });
     if (reply.kind !== 'ok') {
       await host.dispose();
-      await disposeQuietly(vocabulary);
       return reply;
     }
-    const read = await readVocabulary();
-    // Both reads must be of the file the host checked and loaded.
+    // The vocabulary is read again here: it must be the file the host checked and loaded.
     if (fileStamp(options.path) !== stamp) {
       await host.dispose();
-      await read.dispose();
       return { kind: 'error', message: `${options.path} changed while it was loading; it is loaded again at the next completion.` };
     }
-    return { kind: 'ok', model: new ChildProcessCompletionModel(host, reply.info, read) };
+    const { loadLlamaVocabulary } = await vocabularyModule;
+    const vocabulary = await loadLlamaVocabulary(options.path, logger);
+    return { kind: 'ok', model: new ChildProcessCompletionModel(host, reply.info, vocabulary) };
   } catch (error) {
     await host.dispose();
-    await disposeQuietly(vocabulary);
     if (error instanceof ModelHostExitedError) {
       return {
         kind: 'error',
@@ -68,15 +59,6 @@ export async function loadModelInChildProcess(
       };
     }
     return { kind: 'error', message: `Could not load model ${options.path}: ${(error as Error).message}` };
-  }
-}
-
-/** Frees a vocabulary read for a load that then failed; its own failure says nothing new. */
-async function disposeQuietly(vocabulary: Promise<ModelVocabulary> | undefined): Promise<void> {
-  try {
-    await (await vocabulary)?.dispose();
-  } catch {
-    // The load's failure is what the caller reports.
   }
 }
 

@@ -57,9 +57,6 @@ export class ModelHostProcess {
   private exitDescription?: string;
   private readonly exited: Promise<void>;
   private stopping = false;
-  private markVocabularyChecked!: () => void;
-  /** Resolves when the host says llama.cpp checked the vocabulary of the file it is loading. */
-  readonly vocabularyChecked = new Promise<void>((resolve) => { this.markVocabularyChecked = resolve; });
 
   private stuck = false;
 
@@ -170,10 +167,6 @@ export class ModelHostProcess {
   private onMessage(message: HostMessage): void {
     if (message.kind === 'log') {
       this.logger[message.level](message.message);
-      return;
-    }
-    if (message.kind === 'vocabularyChecked') {
-      this.markVocabularyChecked();
       return;
     }
     const pending = this.pending.get(message.id);

@@ -54,16 +54,11 @@ export interface WireError {
   overflow?: { operation: string; neededTokens: number; contextSize: number };
 }
 
-/**
- * Host to server: one reply per request, log lines (llama.cpp's included) for the server's log,
- * and, during a load, word that llama.cpp has read and checked the file's vocabulary (its tensors
- * are loading still): the server may then read the vocabulary too (childProcessModel.ts).
- */
+/** Host to server: one reply per request, and log lines (llama.cpp's included) for the server's log. */
 export type HostMessage =
   | { kind: 'result'; id: number; value: unknown; reuse?: ReuseCounts }
   | { kind: 'failure'; id: number; error: WireError }
-  | { kind: 'log'; level: LogLevel; message: string }
-  | { kind: 'vocabularyChecked' };
+  | { kind: 'log'; level: LogLevel; message: string };
 
 export function encodeError(error: unknown): WireError {
   if (error instanceof ContextOverflowError) {

@@ -91,7 +91,7 @@ function performOnSession(request: SessionOperation, signal: AbortSignal): Promi
 async function load(options: LoadModelOptions): Promise<LoadReply> {
   if (model) throw new Error('this model host has a model already; start another host for another model');
   const { loadLlamaModel } = await import('../llama/loadLlamaModel.js');
-  const result = await loadLlamaModel(options, logger, { onVocabularyChecked: () => send({ kind: 'vocabularyChecked' }) });
+  const result = await loadLlamaModel(options, logger);
   if (result.kind !== 'ok') return result;
   model = result.model;
   // The server asks for a session next, but first reads the file's vocabulary itself (1.6 s on

@@ -34,16 +34,7 @@ const SETTING_HINT = 'Set reposhapley.modelPath to a GGUF model file, or leave i
  * `missing`, a file that is not a usable GGUF is `invalid`, and a failure inside
  * llama.cpp (no binary, out of memory, unsupported architecture) is `error`.
  */
-export interface LoadHooks {
-  /**
-   * Called once llama.cpp has read and checked the file's vocabulary, while its tensors still
-   * load: llama.cpp reads the vocabulary before the first byte of tensor data, and reports
-   * progress only from there.
-   */
-  onVocabularyChecked?: () => void;
-}
-
-export async function loadLlamaModel(options: LoadModelOptions, logger: Logger, hooks: LoadHooks = {}): Promise<LoadModelResult> {
+export async function loadLlamaModel(options: LoadModelOptions, logger: Logger): Promise<LoadModelResult> {
   const checked = await validateModelFile(options.path);
   if (checked.kind !== 'ok') return checked;
   const adapterProblem = options.adapterPath ? await adapterFileProblem(options.adapterPath, checked.header) : undefined;
@@ -58,15 +49,7 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger, 
   try {
     lease = await acquireRuntime(llamaErrors.logger);
     const useMmap = statSync(options.path).size > MMAP_ABOVE_BYTES;
-    let vocabularyChecked = false;
-    const onLoadProgress = hooks.onVocabularyChecked && (() => {
-      if (vocabularyChecked) return;
-      vocabularyChecked = true;
-      hooks.onVocabularyChecked!();
-    });
-    const model = await lease.llama.loadModel({
-      modelPath: options.path, gpuLayers: options.gpuLayers, useMmap, ...(onLoadProgress ? { onLoadProgress } : {}),
-    });
+    const model = await lease.llama.loadModel({ modelPath: options.path, gpuLayers: options.gpuLayers, useMmap });
     const contextSize = options.contextSize && options.contextSize > 0
       ? Math.floor(options.contextSize)
       : Math.min(model.trainContextSize || DEFAULT_MAX_CONTEXT, DEFAULT_MAX_CONTEXT);
