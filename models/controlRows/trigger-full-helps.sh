@@ -27,7 +27,8 @@ adapter="$pack/adapter.gguf"
 model="$cache/models/qwen2.5-coder-0.5b-instruct-q4_k_m.reposhapley-control.gguf"
 manifest="$cache/corpus-manifest.tsv.gz"
 [[ -f "$manifest" ]] || manifest=models/default/corpus-manifest.tsv.gz
-python="${REPOSHAPLEY_PYTHON:-python3}"
+# Debian's python3-torch (what .ci/run installs) lives beside /usr/bin/python3, not a pyenv python3.
+python="${REPOSHAPLEY_PYTHON:-/usr/bin/python3}"
 mkdir -p "$out"
 
 source models/controlRows/model-work-setup.sh
