@@ -20,6 +20,14 @@ describe('pairBranches', () => {
     expect(() => pairBranches(results, results)).toThrow(/--need-threshold 0/);
   });
 
+  it('leaves out a task a branch did not answer before asking which branch reposhapley took', () => {
+    const results = [
+      result('a', 'reposhapley', 0, undefined, 'timeout'), result('a', 'none', 40),
+      result('b', 'reposhapley', 80, { decision: 'need', needProbability: 0.7 }), result('b', 'none', 0, undefined, 'error'),
+    ];
+    expect(pairBranches(results, results)).toEqual([]);
+  });
+
   it("takes Full-Retrieve as the NEED branch and reposhapley's DONE branch as none when asked for full", () => {
     const results = [
       result('a', 'reposhapley', 40, { decision: 'done', needProbability: 0.2 }), result('a', 'full', 90),

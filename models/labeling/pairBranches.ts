@@ -31,13 +31,15 @@ export function pairBranches(
   const full = byTask('full', fullResults);
   const tasks: PairedTask[] = [];
   for (const triggered of results.filter((r) => r.policy === 'reposhapley')) {
+    const need = needBranch === 'full' ? full.get(triggered.taskId) : triggered;
+    const ownDone = needBranch === 'full' && triggered.trace?.decision === 'done' ? triggered : undefined;
+    const done = none.get(triggered.taskId) ?? ownDone;
+    if (!need || !done || !isAnswer(need) || !isAnswer(done)) continue;
     const p = triggered.trace?.needProbability;
     if (needBranch === 'reposhapley' && (triggered.trace?.decision !== 'need' || p === undefined)) {
       throw new Error(`${triggered.taskId}: reposhapley did not take the NEED branch; rerun the bench with --need-threshold 0`);
     }
-    const need = needBranch === 'full' ? full.get(triggered.taskId) : triggered;
-    const done = none.get(triggered.taskId) ?? (triggered.trace?.decision === 'done' ? triggered : undefined);
-    if (p === undefined || !need || !done || !isAnswer(need) || !isAnswer(done)) continue;
+    if (p === undefined) continue;
     tasks.push({ needProbability: p, done: done.scores, need: need.scores });
   }
   return tasks;
