@@ -114,7 +114,6 @@ async function main(): Promise<void> {
       try {
         for (const record of pending) {
           const sequences = await instanceSequences(record, repo, model, layout, options);
-          if (typeof sequences !== 'string' && !options.selection) sequences.selection = [];
           if (typeof sequences === 'string') counts[sequences]++;
           else {
             await (writer instanceof SequenceWriter ? writer.add(sequences) : extractStates(sequences, reader!, writer));

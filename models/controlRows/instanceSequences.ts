@@ -9,7 +9,7 @@ import type { CompletionModel } from '../../server/src/model/completionModel.js'
 import type { PromptLayout } from '../../server/src/prompt/layouts.js';
 import { toTokenIds } from '../../server/src/prompt/segments.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
-import { distillLabel, type LabelSource } from '../data/distillSequences.js';
+import { distillLabel, keptIndices, type LabelSource } from '../data/distillSequences.js';
 import type { openRepository } from '../data/repositoryTools.js';
 import type { PromptSettings } from '../data/trainingSequences.js';
 import { DEFAULT_CHUNKSHAPLEY_OPTIONS } from '../labeling/chunkShapley.js';
@@ -68,6 +68,8 @@ export interface SequenceOptions {
   source: LabelSource;
   minEs?: number;
   triggerTarget?: TriggerTarget;
+  /** False: no selection steps (features for the trigger's rows alone need none). */
+  selection?: boolean;
 }
 
 /** NEED when every candidate together decodes better than none (ES); undefined without that decode. */
@@ -101,10 +103,10 @@ export async function instanceSequences(
     throw new Error('the no-retrieval prompt does not continue the trigger prompt: the layout reads them apart (prompt/layouts.ts)');
   }
   // KEEP/DROP are learned where the verified label says NEED, whatever labels the trigger.
-  const selection = label?.retrieval === 'need' && prepared.plan.packed.length > 0
+  const selection = options.selection !== false && label?.retrieval === 'need' && prepared.plan.packed.length > 0
     ? selectionSteps(control.selection(prepared.plan), trigger.length, label.keep, ids, model)
     : [];
-  const kept = label?.retrieval === 'need' ? label.keep.flatMap((k, i) => (k ? [i] : [])) : [];
+  const kept = label?.retrieval === 'need' ? keptIndices(label.keep) : [];
   const evidence = kept.length > 0 ? ids(layout.generation(prepared.plan, kept)) : undefined;
   return {
     fields: {

@@ -45,7 +45,7 @@ echo "2/5 the trigger's rows -> $out/rows"
 echo "3/5 the variant pack -> $out/variant"
 node dist/models/controlRows/packTool.js variant qwen2.5-coder-0.5b --out "$out/variant" --output-rows "$out/rows/output_rows.f32" \
   --adapter "$adapter" --need-threshold 1 --provenance "$out/rows/metrics.json"
-variant_model=$(ls "$out"/variant/*.gguf | grep -v adapter | head -1)
+variant_model="$out/variant/$(basename "$model")"  # a variant's derived file is named as the cache's
 
 bench() { node dist/bench/src/cli.js --adapter "$adapter" --threads 2 --seed 1 --resume --no-progress \
   --tasks line,api --limit "${DEV_LIMIT:-200}" --budgets 384,64,384 --need-threshold 1 "$@"; }

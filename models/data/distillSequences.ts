@@ -107,12 +107,17 @@ export function distillSequences(
   const selection = toTokenIds(formatOneSegments(plan, label.keep), special);
   // q_1..q_K sit just before the closing <DONE>.
   const decisions = label.keep.map((_, i) => selection.length - 1 - label.keep.length + i);
-  const kept = label.keep.flatMap((k, i) => (k ? [i] : []));
+  const kept = keptIndices(label.keep);
   const generation = toTokenIds(withTarget(generationSegments(plan, kept), y), special);
   return [
     { format: 'selection', ids: selection, mask: completionMask(selection.length, undefined, [decisionAt, ...decisions]) },
     { format: 'generation', ids: generation, mask: completionMask(generation.length, completion, [decisionAt]) },
   ];
+}
+
+/** The indices of the packed candidates a label keeps (the `kept` of layout.generation). */
+export function keptIndices(keep: readonly boolean[]): number[] {
+  return keep.flatMap((k, i) => (k ? [i] : []));
 }
 
 /** How a sequence ends: Y's tokens, then an <EOT> that is a target or only context. */
