@@ -287,6 +287,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--completion-after", choices=COMPLETION_AFTER, default="no-retrieval",
                         help="where L_Y reads Y: after the no-retrieval prompt, or (the paper's F2) after the verified evidence")
+    parser.add_argument("--train-report", action=argparse.BooleanOptionalAction, default=True,
+                        help="evaluate the training instances after the last epoch (on two CPU cores a third of an epoch's time)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -323,7 +325,7 @@ def main() -> None:
         val_metrics = evaluate(tuner, val, ids, args.device, autocast, args.completion_after)
         epochs.append({"epoch": epoch, "train_s": round(seconds, 1), "val": report(val_metrics, trigger)})
         print(json.dumps(epochs[-1]), flush=True)
-    final_train = report(evaluate(tuner, train, ids, args.device, autocast, args.completion_after), trigger)
+    final_train = report(evaluate(tuner, train, ids, args.device, autocast, args.completion_after), trigger) if args.train_report else None
     need = val_metrics["need_probability" if trigger == "vocabulary" else "need_probability_pair"] if args.epochs else []
     threshold = tune_threshold(need, val) if val and need else None
 

@@ -28,6 +28,11 @@ export interface ModelCandidate {
   remote?: boolean;
   /** The LoRA adapter trained for this file (its control pack's), unless the adapterPath setting names one. */
   adapterPath?: string;
+  /**
+   * The file's sidecar says it hashed to a pin of the catalog or of a control pack: byte for byte
+   * a file llama.cpp loads (CI loads them), so its vocabulary may be read while the host loads it.
+   */
+  hashPinned?: boolean;
 }
 
 /** Files to try in order, and why the first is a fallback, when it is. */
@@ -107,7 +112,7 @@ export function planModel(
   if (cached.verified) {
     const repair = `Run "reposhapley model pull ${settings.model} --verify" to check and fetch it again` +
       (fallback.length > 0 ? '; until then completions use the small bundled model.' : '.');
-    const base: ModelCandidate = { path: cached.path, label: settings.model, isFallback: false, repair };
+    const base: ModelCandidate = { path: cached.path, label: settings.model, isFallback: false, repair, hashPinned: true };
     const pulled = withControlTokens(settings, base, inputs);
     return { ...pulled, candidates: [...pulled.candidates, ...fallback] };
   }

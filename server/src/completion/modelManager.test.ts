@@ -200,3 +200,19 @@ test("a control pack's adapter loads with its derived model, unless the adapterP
     { path: derivedFile, adapterPath: '/mine.gguf' },
   ]);
 });
+
+test('only a file that hashed to its pin is loaded as hash-pinned: the pulled model, not a modelPath or the fallback', async () => {
+  const { pulled, bundled } = await pulledAndBundled('good model');
+  const pinned = new Map<string, boolean | undefined>();
+  const files = fileLoader();
+  const loader: ModelLoader = async (options, logger) => {
+    pinned.set(path.basename(options.path), options.hashPinned);
+    return options.path === pulled ? { kind: 'invalid', message: 'not loaded, to try the fallback too' } : files(options, logger);
+  };
+  const models = new ModelManager(loader, silentLogger, { lock: new Mutex(), plan: { env: {}, bundled: () => bundled } });
+  await models.get(settingsFrom({ modelCacheDir: dir }));
+  const other = path.join(dir, 'other.gguf');
+  writeFileSync(other, 'a model of the user');
+  await models.get(settingsFrom({ modelPath: other }));
+  expect(Object.fromEntries(pinned)).toEqual({ [path.basename(pulled)]: true, 'small.gguf': undefined, 'other.gguf': undefined });
+});

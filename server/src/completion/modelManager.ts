@@ -246,7 +246,7 @@ export class ModelManager {
     for (const candidate of request.candidates) {
       const options: LoadModelOptions = {
         path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers, ...(candidate.remote ? { server: request.server } : {}),
-        ...adapterFor(candidate, request),
+        ...adapterFor(candidate, request), ...(candidate.hashPinned ? { hashPinned: true } : {}),
         ...(request.shiftedReuseMinTokens && !candidate.remote ? { shiftedReuseMinTokens: request.shiftedReuseMinTokens } : {}),
       };
       // Stamped before loading: a file that changes while it loads is seen as changed afterwards.

@@ -227,6 +227,12 @@ export interface LoadModelOptions {
   path: string;
   /** Set when `path` is a llama-server URL (model/remote/). */
   server?: { apiKey?: string; timeoutMs: number };
+  /**
+   * `path` hashed to a pinned SHA-256 when it was pulled and has not changed since (its sidecar,
+   * modelStore/sidecar.ts): a file llama.cpp is known to load. The model host's adapter then
+   * reads the server's copy of the vocabulary while the host loads the file, not after it.
+   */
+  hashPinned?: boolean;
   /** CPU threads, at most the machine's cores; 0 = half of them, at least one (llama/llamaRuntime.ts). */
   threads: number;
   gpuLayers: 'auto' | number;

@@ -111,6 +111,31 @@ describe('the same answers as the in-process adapter', () => {
   });
 });
 
+describe('the server\'s vocabulary', () => {
+  test('of a hash-pinned file is read alongside the host\'s load, with the same ids; of any other file, after it', async () => {
+    const pinnedLog = createMemoryLogger();
+    const pinned = await loadModelInChildProcess({ ...options(tiny.path), hashPinned: true }, pinnedLog);
+    if (pinned.kind !== 'ok') throw new Error(pinned.message);
+    expect(pinned.model.tokenize(SOURCE)).toEqual(local.tokenize(SOURCE));
+    expect(pinnedLog.lines.join('\n')).toMatch(/vocabulary ready at .*read alongside the load/);
+    await pinned.model.dispose();
+
+    const plainLog = createMemoryLogger();
+    const plain = await loadModelInChildProcess(options(tiny.path), plainLog);
+    if (plain.kind !== 'ok') throw new Error(plain.message);
+    expect(plainLog.lines.join('\n')).toMatch(/vocabulary ready at .*read after the load/);
+    await plain.model.dispose();
+  });
+
+  test('read early for a host that then dies loading: the load error, and nothing left unhandled', async () => {
+    process.env[HOST_FAULT_VARIABLE] = 'abort-at-load';
+    const result = await loadModelInChildProcess({ ...options(tiny.path), hashPinned: true }, logger)
+      .finally(() => delete process.env[HOST_FAULT_VARIABLE]);
+    expect(result.kind).toBe('error');
+    expect(result.kind === 'error' && result.message).toMatch(/llama\.cpp stopped while loading .*SIGABRT/);
+  });
+});
+
 describe('llama.cpp aborting the host', () => {
   test.each(LLAMA_ABORTS)('while loading (%s): a load error that quotes the assertion', async (name, changes, assertion) => {
     // Loaded in this process, the file would end it (see test/support/llamaAborts.ts).
