@@ -32,11 +32,21 @@ Writes OUT/metrics.json (per epoch: losses, trigger AUC over the vocabulary and 
 AUC, t_c by the label proxy), OUT/rows.f32 (the pack's layout: per token its input and output
 row) and, in lora mode, OUT/lora.pt (the adapters, by GGUF tensor name) and OUT/lora.gguf (the
 same as a llama.cpp LoRA adapter: the server's adapterPath setting, the bench's --adapter).
+
+Long runs (an epoch is hours on two CPU cores) checkpoint every --checkpoint-every seconds, when
+--stop-after seconds have passed, and on SIGTERM or Ctrl-C: OUT/checkpoint.pt holds the trainable
+weights, where the run stands and its history (small: commit it to carry a run across machines),
+OUT/optimizer.pt AdamW's moments. The same command resumes where it stopped, batch for batch as an
+uninterrupted run; `--resume-from FILE` resumes from a checkpoint.pt alone (a committed one), the
+optimizer's moments then starting afresh.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
+import signal
 import math
 import random
 import time
@@ -246,20 +256,115 @@ def evaluate(tuner: Tuner, records: list[dict], ids: dict[str, int], device: str
     }
 
 
-def train_epoch(tuner: Tuner, optimizer, records: list[dict], ids, device, autocast, max_tokens, rng,
-                completion_after: str = "no-retrieval") -> float:
-    tuner.train()
+def epoch_batches(records: list[dict], ids, max_tokens, rng, completion_after: str = "no-retrieval") -> list[list[Sequence]]:
+    """One epoch's batches, in the order rng shuffles them (each epoch draws from rng once)."""
     passes = [p for record in records for p in instance_sequences(record, ids, completion_after)]
+    return batches(passes, max_tokens, rng)
+
+
+def train_epoch(tuner: Tuner, optimizer, records: list[dict], ids, device, autocast, max_tokens, rng,
+                completion_after: str = "no-retrieval", skip: int = 0, after_batch=None) -> float:
+    """Trains one epoch from its batch `skip` on; `after_batch(done, count)` runs after each batch
+    and ends the epoch early by returning True (a checkpointed stop)."""
+    tuner.train()
+    epoch = epoch_batches(records, ids, max_tokens, rng, completion_after)
     total = 0.0
-    for batch in batches(passes, max_tokens, rng):
+    for index, batch in enumerate(epoch):
+        if index < skip:
+            continue
         terms, _, _, _ = run_batch(tuner, batch, device, autocast)
         loss = (LAMBDA_R * terms["trigger"] + LAMBDA_S * terms["selection"] + terms["completion"]) / max(1, len(records))
-        optimizer.zero_grad()
+        # None, as torch 2 does by default (1.13 zeroes): a row unused in a batch then stays still,
+        # and a resumed run, whose unused rows have no gradient yet, agrees batch for batch.
+        optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_([p for p in tuner.parameters() if p.requires_grad], 1.0)
         optimizer.step()
         total += loss.item()
+        if after_batch is not None and after_batch(index + 1, len(epoch)):
+            break
     return total
+
+
+CHECKPOINT_FORMAT = "reposhapley-control-finetune-checkpoint/1"
+
+
+class Checkpointer:
+    """Where a run stands: the trainable weights, the epoch and batches done in it, the history.
+    Saved atomically (a stop mid-write keeps the previous one) every `every_s` seconds, once
+    `stop_after_s` have passed, and on SIGTERM or SIGINT; the last two also stop the run."""
+
+    def __init__(self, out: Path, fingerprint: dict, tuner: Tuner, optimizer, every_s: float, stop_after_s: float):
+        self.out, self.fingerprint, self.tuner, self.optimizer = out, fingerprint, tuner, optimizer
+        self.every_s, self.stop_after_s = every_s, stop_after_s
+        self.started = self.saved_at = time.perf_counter()
+        self.signalled = False
+        self.stopped = False
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, self._on_signal)
+
+    def _on_signal(self, number, frame) -> None:  # noqa: ARG002
+        self.signalled = True
+
+    def resume(self, source: Path | None) -> dict | None:
+        """Loads `source` (default OUT/checkpoint.pt, if there) into the tuner, and AdamW's moments
+        when OUT/optimizer.pt belongs to it; returns its position and history, or None."""
+        path = source or self.out / "checkpoint.pt"
+        if not path.exists():
+            if source:
+                raise SystemExit(f"--resume-from {source}: no such file")
+            return None
+        state = torch.load(path, map_location="cpu")
+        if state.get("format") != CHECKPOINT_FORMAT:
+            raise SystemExit(f"{path} is not a control fine-tune checkpoint ({CHECKPOINT_FORMAT})")
+        if state["fingerprint"] != self.fingerprint:
+            changed = sorted(k for k in self.fingerprint if state["fingerprint"].get(k) != self.fingerprint[k])
+            raise SystemExit(f"{path} belongs to another run (it differs in {', '.join(changed)}); "
+                             "use another --out, or delete the checkpoint to start again")
+        trainable = dict(self.tuner.named_parameters())
+        with torch.no_grad():
+            for name, value in state["trainable"].items():
+                trainable[name].copy_(value)
+        moments = self.out / "optimizer.pt"
+        if moments.exists():
+            saved = torch.load(moments, map_location="cpu")
+            if saved.get("step") == state["step"]:
+                self.optimizer.load_state_dict(saved["optimizer"])
+        return state
+
+    def after_batch(self, epoch: int, done: int, count: int, history: list, step: int) -> bool:
+        """Saves when it is time; True when the run must stop here (saved)."""
+        now = time.perf_counter()
+        stop = self.signalled or (self.stop_after_s > 0 and now - self.started >= self.stop_after_s)
+        if stop or now - self.saved_at >= self.every_s:
+            self.save(epoch, done, count, history, step)
+        self.stopped = stop
+        return stop
+
+    def save(self, epoch: int, done: int, count: int, history: list, step: int) -> None:
+        self.out.mkdir(parents=True, exist_ok=True)
+        trainable = {name: p.detach().cpu().clone() for name, p in self.tuner.named_parameters() if p.requires_grad}
+        state = {"format": CHECKPOINT_FORMAT, "fingerprint": self.fingerprint, "epoch": epoch, "batches_done": done,
+                 "batches": count, "step": step, "history": history, "trainable": trainable}
+        atomic_save(state, self.out / "checkpoint.pt")
+        atomic_save({"step": step, "optimizer": self.optimizer.state_dict()}, self.out / "optimizer.pt")
+        self.saved_at = time.perf_counter()
+        print(json.dumps({"checkpoint": {"epoch": epoch, "batches_done": done, "batches": count, "step": step,
+                                         "elapsed_s": round(self.saved_at - self.started, 1)}}), flush=True)
+
+
+def atomic_save(value, path: Path) -> None:
+    partial = path.with_suffix(".partial")
+    torch.save(value, partial)
+    os.replace(partial, path)
+
+
+def run_fingerprint(args, lr: float) -> dict:
+    """What a checkpoint must share with the run resuming it (the epoch count may grow)."""
+    return {"model": args.model.name, "model_bytes": args.model.stat().st_size,
+            "sequences_sha256": hashlib.sha256(args.sequences.read_bytes()).hexdigest(), "mode": args.mode,
+            "rank": args.rank, "alpha": args.alpha, "lr": lr, "max_tokens": args.max_tokens,
+            "completion_after": args.completion_after, "limit": args.limit}
 
 
 def report(metrics: dict, trigger: str) -> dict:
@@ -287,6 +392,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--completion-after", choices=COMPLETION_AFTER, default="no-retrieval",
                         help="where L_Y reads Y: after the no-retrieval prompt, or (the paper's F2) after the verified evidence")
+    parser.add_argument("--checkpoint-every", type=float, default=900, help="seconds between checkpoints (OUT/checkpoint.pt)")
+    parser.add_argument("--stop-after", type=float, default=0, help="checkpoint and stop after this many seconds (0: run to the end)")
+    parser.add_argument("--resume-from", type=Path, default=None,
+                        help="a checkpoint.pt to resume from (default: OUT/checkpoint.pt when there)")
+    parser.add_argument("--initial-eval", action=argparse.BooleanOptionalAction, default=True,
+                        help="validate before training (epoch 0 of the history; on two CPU cores ~20 minutes)")
     parser.add_argument("--train-report", action=argparse.BooleanOptionalAction, default=True,
                         help="evaluate the training instances after the last epoch (on two CPU cores a third of an epoch's time)")
     args = parser.parse_args()
@@ -315,16 +426,44 @@ def main() -> None:
     print(json.dumps({"mode": args.mode, "trainable": sum(p.numel() for p in trainable), "train": len(train), "val": len(val),
                       "device": args.device, "bf16": autocast, "load_s": round(time.perf_counter() - started, 1)}), flush=True)
 
+    checkpointer = Checkpointer(args.out, run_fingerprint(args, lr), tuner, optimizer, args.checkpoint_every, args.stop_after)
+    resumed = checkpointer.resume(args.resume_from)
+    # Each epoch draws its batch order from rng once: a resumed run replays the draws of the epochs done.
     rng = random.Random(0)
-    epochs = [{"epoch": 0, "val": report(evaluate(tuner, val, ids, args.device, autocast, args.completion_after), trigger)}]
-    print(json.dumps(epochs[-1]), flush=True)
-    for epoch in range(1, args.epochs + 1):
+    if resumed:
+        epochs, first_epoch, skip, step = resumed["history"], resumed["epoch"], resumed["batches_done"], resumed["step"]
+        for _ in range(1, first_epoch):
+            epoch_batches(train, ids, args.max_tokens, rng, args.completion_after)
+        print(json.dumps({"resumed": {"epoch": first_epoch, "batches_done": resumed["batches_done"], "step": step}}), flush=True)
+    else:
+        epochs, first_epoch, skip, step = [], 1, 0, 0
+    if not epochs and args.initial_eval:
+        epochs.append({"epoch": 0, "val": report(evaluate(tuner, val, ids, args.device, autocast, args.completion_after), trigger)})
+        print(json.dumps(epochs[-1]), flush=True)
+    val_metrics = None
+    for epoch in range(first_epoch, args.epochs + 1):
+        if any(e["epoch"] == epoch for e in epochs):  # resumed after this epoch's validation
+            epoch_batches(train, ids, args.max_tokens, rng, args.completion_after)
+            continue
         tick = time.perf_counter()
-        train_epoch(tuner, optimizer, train, ids, args.device, autocast, args.max_tokens, rng, args.completion_after)
+
+        def after_batch(done: int, count: int, epoch=epoch) -> bool:
+            nonlocal step
+            step += 1
+            return checkpointer.after_batch(epoch, done, count, epochs, step)
+
+        train_epoch(tuner, optimizer, train, ids, args.device, autocast, args.max_tokens, rng, args.completion_after,
+                    skip=skip if epoch == first_epoch else 0, after_batch=after_batch)
+        if checkpointer.stopped:
+            print(json.dumps({"stopped": "checkpointed; the same command resumes"}), flush=True)
+            return
         seconds = time.perf_counter() - tick
         val_metrics = evaluate(tuner, val, ids, args.device, autocast, args.completion_after)
         epochs.append({"epoch": epoch, "train_s": round(seconds, 1), "val": report(val_metrics, trigger)})
         print(json.dumps(epochs[-1]), flush=True)
+        checkpointer.save(epoch, 0, 0, epochs, step)
+    if val_metrics is None and args.epochs:  # resumed after the last epoch's validation
+        val_metrics = evaluate(tuner, val, ids, args.device, autocast, args.completion_after)
     final_train = report(evaluate(tuner, train, ids, args.device, autocast, args.completion_after), trigger) if args.train_report else None
     need = val_metrics["need_probability" if trigger == "vocabulary" else "need_probability_pair"] if args.epochs else []
     threshold = tune_threshold(need, val) if val and need else None

@@ -222,6 +222,60 @@ class GgufTest(unittest.TestCase):
             b = next(t for t in adapter.tensors if t.name == "blk.1.attn_k.weight.lora_b")
             np.testing.assert_allclose(np.array(b.data).reshape(kv, 8), adapters["blk.1.attn_k.weight.lora_b"].numpy())
 
+    def write_run_inputs(self, tmp: Path) -> list[str]:
+        """A tiny model, pack and sequences in tmp; the CLI's arguments for them."""
+        torch.manual_seed(1)
+        self.write_gguf(tmp / "tiny.gguf", LlamaModel(ModelConfig(**TINY)))
+        (tmp / "pack").mkdir()
+        texts = ["<NEED>", "<DONE>", "<KEEP>", "<DROP>", "<SELECT>"] + [f"<C_{i}>" for i in range(1, 6)]
+        (tmp / "pack" / "pack.json").write_text(json.dumps({"trigger": "vocabulary", "tokens": [
+            {"text": text, "id": 50 + i} for i, text in enumerate(texts)]}))
+        lines = [record(i % 2 == 0, "val" if i % 4 == 3 else "train", seed=i) for i in range(12)]
+        (tmp / "sequences.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+        return [sys.executable, "control_finetune.py", "--model", str(tmp / "tiny.gguf"), "--sequences", str(tmp / "sequences.jsonl"),
+                "--pack", str(tmp / "pack"), "--epochs", "2", "--max-tokens", "40", "--device", "cpu", "--threads", "1"]
+
+    def test_a_stopped_run_resumes_batch_for_batch(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            command = self.write_run_inputs(tmp)
+            run = lambda out, *extra: subprocess.run(command + ["--out", str(tmp / out), *extra], cwd=HERE,  # noqa: E731
+                                                    capture_output=True, text=True, timeout=300)
+            whole = run("whole")
+            self.assertEqual(whole.returncode, 0, whole.stderr)
+            # Stopped after every batch (--stop-after 1e-9), each run resuming the last: as many runs as
+            # batches, then one that validates and writes the outputs.
+            stops = 0
+            while not (tmp / "pieces" / "metrics.json").exists():
+                piece = run("pieces", "--stop-after", "1e-9")
+                self.assertEqual(piece.returncode, 0, piece.stderr)
+                stops += '"stopped"' in piece.stdout
+                self.assertLess(stops, 40)
+            self.assertGreater(stops, 2)
+            self.assertEqual((tmp / "whole" / "rows.f32").read_bytes(), (tmp / "pieces" / "rows.f32").read_bytes())
+            whole_lora, pieces_lora = torch.load(tmp / "whole" / "lora.pt"), torch.load(tmp / "pieces" / "lora.pt")
+            for name, value in whole_lora.items():
+                self.assertTrue(torch.equal(value, pieces_lora[name]), name)
+            history = lambda out: [h["val"]["loss"] for h in json.loads((tmp / out / "metrics.json").read_text())["history"]]  # noqa: E731
+            self.assertEqual(history("whole"), history("pieces"))
+
+            # From the weights alone (a committed checkpoint, no optimizer state): it runs to the end.
+            (tmp / "committed").mkdir()
+            first = run("first", "--stop-after", "1e-9")
+            self.assertEqual(first.returncode, 0, first.stderr)
+            os.replace(tmp / "first" / "checkpoint.pt", tmp / "committed" / "checkpoint.pt")
+            alone = run("alone", "--resume-from", str(tmp / "committed" / "checkpoint.pt"))
+            self.assertEqual(alone.returncode, 0, alone.stderr)
+            self.assertIn('"resumed"', alone.stdout)
+            self.assertTrue((tmp / "alone" / "lora.gguf").exists())
+
+            # Another run's checkpoint is refused, naming what differs.
+            other = subprocess.run(command[:-6] + ["--epochs", "2", "--max-tokens", "40", "--rank", "4", "--device", "cpu",
+                                                   "--threads", "1", "--out", str(tmp / "pieces")],
+                                   cwd=HERE, capture_output=True, text=True, timeout=300)
+            self.assertNotEqual(other.returncode, 0)
+            self.assertIn("differs in rank", other.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
