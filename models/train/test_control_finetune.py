@@ -233,14 +233,19 @@ class GgufTest(unittest.TestCase):
         lines = [record(i % 2 == 0, "val" if i % 4 == 3 else "train", seed=i) for i in range(12)]
         (tmp / "sequences.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
         return [sys.executable, "control_finetune.py", "--model", str(tmp / "tiny.gguf"), "--sequences", str(tmp / "sequences.jsonl"),
-                "--pack", str(tmp / "pack"), "--epochs", "2", "--max-tokens", "40", "--device", "cpu", "--threads", "1"]
+                "--pack", str(tmp / "pack"), "--epochs", "2", "--max-tokens", "100", "--device", "cpu", "--threads", "1"]
 
     def test_a_stopped_run_resumes_batch_for_batch(self):
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
             command = self.write_run_inputs(tmp)
-            run = lambda out, *extra: subprocess.run(command + ["--out", str(tmp / out), *extra], cwd=HERE,  # noqa: E731
-                                                    capture_output=True, text=True, timeout=300)
+
+            def run(out: str, *extra: str) -> subprocess.CompletedProcess:
+                return subprocess.run(command + ["--out", str(tmp / out), *extra], cwd=HERE, capture_output=True, text=True, timeout=300)
+
+            def history(out: str) -> list[float]:
+                return [h["val"]["loss"] for h in json.loads((tmp / out / "metrics.json").read_text())["history"]]
+
             whole = run("whole")
             self.assertEqual(whole.returncode, 0, whole.stderr)
             # Stopped after every batch (--stop-after 1e-9), each run resuming the last: as many runs as
@@ -256,7 +261,6 @@ class GgufTest(unittest.TestCase):
             whole_lora, pieces_lora = torch.load(tmp / "whole" / "lora.pt"), torch.load(tmp / "pieces" / "lora.pt")
             for name, value in whole_lora.items():
                 self.assertTrue(torch.equal(value, pieces_lora[name]), name)
-            history = lambda out: [h["val"]["loss"] for h in json.loads((tmp / out / "metrics.json").read_text())["history"]]  # noqa: E731
             self.assertEqual(history("whole"), history("pieces"))
 
             # From the weights alone (a committed checkpoint, no optimizer state): it runs to the end.
@@ -270,9 +274,7 @@ class GgufTest(unittest.TestCase):
             self.assertTrue((tmp / "alone" / "lora.gguf").exists())
 
             # Another run's checkpoint is refused, naming what differs.
-            other = subprocess.run(command[:-6] + ["--epochs", "2", "--max-tokens", "40", "--rank", "4", "--device", "cpu",
-                                                   "--threads", "1", "--out", str(tmp / "pieces")],
-                                   cwd=HERE, capture_output=True, text=True, timeout=300)
+            other = run("pieces", "--rank", "4")
             self.assertNotEqual(other.returncode, 0)
             self.assertIn("differs in rank", other.stderr)
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The paper's F2 generation term on two CPU cores (issue 20; docs/control-tokens.md, "The F2
+# fine-tune on two CPU cores"): the shipped LoRA recipe, with Y read after each NEED instance's
+# verified evidence (`--completion-after evidence`), then the candidate benched beside the shipped
+# adapter on the validation packages. Hours of CPU, so every step resumes: run it again to go on.
+#
+#   models/train/finetune-f2-cpu.sh [OUT]      # default ~/.cache/reposhapley/finetune-f2
+#
+#   1. the token sequences of the committed labels (extractFeatures --sequences; no model calls).
+#   2. one epoch of the LoRA and the control rows, checkpointed every 10 minutes in OUT/lora. With no
+#      checkpoint there, it resumes from the committed one (models/control/qwen2.5-coder-0.5b/training/),
+#      if that run's sequences are these; STOP_AFTER=SECONDS stops it (checkpointed) in time.
+#   3. a variant pack with the trained rows and adapter (the committed pack stays as it is).
+#   4. none and full on the validation packages' line and API tasks (VAL_LIMIT, default 200), with the
+#      shipped adapter and with the candidate, paired: does reading Y after the evidence widen
+#      full − none, and does it cost none anything?
+#
+# On the AMD EPYC of 2026-12-04 (AVX2, two threads): 305 batches at ~23 s, about two hours for the
+# epoch, ~20 minutes for its validation; step 4 about as long again. The labeler is paused meanwhile.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
+out="${1:-$cache/finetune-f2}"
+pack=models/control/qwen2.5-coder-0.5b
+committed="$pack/training/f2-lora-checkpoint.pt"
+model="$cache/models/qwen2.5-coder-0.5b-instruct-q4_k_m.reposhapley-control.gguf"
+manifest="$cache/corpus-manifest.tsv.gz"
+[[ -f "$manifest" ]] || manifest=models/default/corpus-manifest.tsv.gz
+# Debian's torch (what .ci/run installs) by default; PYTHON=a venv with the PyPI CPU wheel
+# (pip install torch==2.13.0 pyyaml) runs faster (its fused attention).
+python="${PYTHON:-/usr/bin/python3}"
+gguf_dir="$cache/python/gguf-0.19.0"   # llama.cpp's GGUF reader, unpacked by .ci/run
+validation=python3-dulwich,python3-pyramid,python3-dnspython,python3-urwid,python3-paramiko,python3-networkx
+mkdir -p "$out"
+source models/controlRows/model-work-setup.sh
+
+echo "1/4 sequences of the committed labels -> $out/sequences"
+[[ -s "$out/sequences/sequences.jsonl" ]] || node dist/models/controlRows/extractFeatures.js --sequences \
+  --labels "$pack/labels" --manifest "$manifest" --out "$out/sequences"
+
+echo "2/4 the fine-tune -> $out/lora ($out/lora/train.log)"
+resume=()
+if [[ ! -f "$out/lora/checkpoint.pt" && -f "$committed" ]]; then resume=(--resume-from "$(pwd)/$committed"); fi
+if [[ ! -f "$out/lora/lora.gguf" ]]; then
+  mkdir -p "$out/lora"
+  (cd models/train && PYTHONPATH="$gguf_dir${PYTHONPATH:+:$PYTHONPATH}" nice -n 5 "$python" control_finetune.py --model "$model" \
+    --sequences "$out/sequences/sequences.jsonl" --pack "../../$pack" --out "$out/lora" --mode lora --epochs 1 \
+    --max-tokens 1024 --device cpu --threads 2 --completion-after evidence --no-initial-eval --no-train-report \
+    --checkpoint-every 600 --stop-after "${STOP_AFTER:-0}" "${resume[@]}") 2>&1 | tee -a "$out/lora/train.log"
+  [[ -f "$out/lora/lora.gguf" ]] || { echo "stopped with a checkpoint in $out/lora: run this script again to go on"; exit 0; }
+fi
+
+echo "3/4 variant pack -> $out/variant"
+[[ -f "$out/variant/adapter.gguf" ]] || node dist/models/controlRows/packTool.js variant qwen2.5-coder-0.5b --out "$out/variant" \
+  --rows "$out/lora/rows.f32" --adapter "$out/lora/lora.gguf" --need-threshold 0
+
+echo "4/4 none and full on the validation packages, shipped adapter and candidate"
+bench() { node dist/bench/src/cli.js --threads 2 --seed 1 --resume --no-progress --policies none,full --packages "$validation" \
+  --tasks line,api --limit "${VAL_LIMIT:-200}" "$@"; }
+bench --model "$model" --adapter "$pack/adapter.gguf" --out "$out/val-shipped"
+bench --model "$out/variant/$(basename "$model")" --adapter "$out/variant/adapter.gguf" --out "$out/val-f2"
+for policy in none full; do
+  node dist/bench/src/compare/cli.js "$out/val-f2/results.json:$policy" "$out/val-shipped/results.json:$policy" | tee "$out/compare-$policy.md"
+done
