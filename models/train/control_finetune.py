@@ -454,6 +454,12 @@ def main() -> None:
 
         train_epoch(tuner, optimizer, train, ids, args.device, autocast, args.max_tokens, rng, args.completion_after,
                     skip=skip if epoch == first_epoch else 0, after_batch=after_batch)
+        if not checkpointer.stopped:
+            # The epoch's training done: saved before a validation that takes a while on a CPU,
+            # and a stop asked for meanwhile is honoured here rather than after it.
+            count = len(epoch_batches(train, ids, args.max_tokens, random.Random(0), args.completion_after))
+            checkpointer.save(epoch, count, count, epochs, step)
+            checkpointer.stopped = checkpointer.signalled
         if checkpointer.stopped:
             print(json.dumps({"stopped": "checkpointed; the same command resumes"}), flush=True)
             return
