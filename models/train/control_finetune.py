@@ -367,6 +367,75 @@ def run_fingerprint(args, lr: float) -> dict:
             "completion_after": args.completion_after, "limit": args.limit}
 
 
+@dataclass
+class Run:
+    """What every epoch of one fine-tune shares."""
+
+    tuner: Tuner
+    optimizer: torch.optim.Optimizer
+    train: list[dict]
+    val: list[dict]
+    ids: dict[str, int]
+    device: str
+    autocast: bool
+    max_tokens: int
+    completion_after: str
+    trigger: str
+
+    def batches(self, rng: random.Random) -> list[list[Sequence]]:
+        return epoch_batches(self.train, self.ids, self.max_tokens, rng, self.completion_after)
+
+    def validate(self) -> dict:
+        return evaluate(self.tuner, self.val, self.ids, self.device, self.autocast, self.completion_after)
+
+
+def run_epochs(run: Run, checkpointer: Checkpointer, resume_from: Path | None, epochs_wanted: int,
+               initial_eval: bool) -> tuple[list[dict], dict | None] | None:
+    """The epochs from where the checkpoint (if any) left off: the history and the last validation's
+    metrics, or None when the run stopped with a checkpoint."""
+    resumed = checkpointer.resume(resume_from)
+    # Each epoch draws its batch order from rng once: a resumed run replays the draws of the epochs done.
+    rng = random.Random(0)
+    if resumed:
+        history, first_epoch, skip, step = resumed["history"], resumed["epoch"], resumed["batches_done"], resumed["step"]
+        for _ in range(1, first_epoch):
+            run.batches(rng)
+        print(json.dumps({"resumed": {"epoch": first_epoch, "batches_done": skip, "step": step}}), flush=True)
+    else:
+        history, first_epoch, skip, step = [], 1, 0, 0
+    if not history and initial_eval:
+        history.append({"epoch": 0, "val": report(run.validate(), run.trigger)})
+        print(json.dumps(history[-1]), flush=True)
+    val_metrics = None
+    for epoch in range(first_epoch, epochs_wanted + 1):
+        if any(e["epoch"] == epoch for e in history):  # resumed after this epoch's validation
+            run.batches(rng)
+            continue
+        tick = time.perf_counter()
+
+        def after_batch(done: int, count: int, epoch=epoch) -> bool:
+            nonlocal step
+            step += 1
+            return checkpointer.after_batch(epoch, done, count, history, step)
+
+        train_epoch(run.tuner, run.optimizer, run.train, run.ids, run.device, run.autocast, run.max_tokens, rng,
+                    run.completion_after, skip=skip if epoch == first_epoch else 0, after_batch=after_batch)
+        if not checkpointer.stopped:
+            # The epoch's training done: saved before a validation that takes a while on a CPU,
+            # and a stop asked for meanwhile is honoured here rather than after it.
+            count = len(run.batches(random.Random(0)))
+            checkpointer.save(epoch, count, count, history, step)
+            checkpointer.stopped = checkpointer.signalled
+        if checkpointer.stopped:
+            return None
+        seconds = time.perf_counter() - tick
+        val_metrics = run.validate()
+        history.append({"epoch": epoch, "train_s": round(seconds, 1), "val": report(val_metrics, run.trigger)})
+        print(json.dumps(history[-1]), flush=True)
+        checkpointer.save(epoch, 0, 0, history, step)
+    return history, val_metrics
+
+
 def report(metrics: dict, trigger: str) -> dict:
     """The split's metrics without the per-instance probabilities, and the one the pack reads as AUC."""
     out = {k: v for k, v in metrics.items() if not k.startswith("need_probability")}
@@ -427,49 +496,14 @@ def main() -> None:
                       "device": args.device, "bf16": autocast, "load_s": round(time.perf_counter() - started, 1)}), flush=True)
 
     checkpointer = Checkpointer(args.out, run_fingerprint(args, lr), tuner, optimizer, args.checkpoint_every, args.stop_after)
-    resumed = checkpointer.resume(args.resume_from)
-    # Each epoch draws its batch order from rng once: a resumed run replays the draws of the epochs done.
-    rng = random.Random(0)
-    if resumed:
-        epochs, first_epoch, skip, step = resumed["history"], resumed["epoch"], resumed["batches_done"], resumed["step"]
-        for _ in range(1, first_epoch):
-            epoch_batches(train, ids, args.max_tokens, rng, args.completion_after)
-        print(json.dumps({"resumed": {"epoch": first_epoch, "batches_done": resumed["batches_done"], "step": step}}), flush=True)
-    else:
-        epochs, first_epoch, skip, step = [], 1, 0, 0
-    if not epochs and args.initial_eval:
-        epochs.append({"epoch": 0, "val": report(evaluate(tuner, val, ids, args.device, autocast, args.completion_after), trigger)})
-        print(json.dumps(epochs[-1]), flush=True)
-    val_metrics = None
-    for epoch in range(first_epoch, args.epochs + 1):
-        if any(e["epoch"] == epoch for e in epochs):  # resumed after this epoch's validation
-            epoch_batches(train, ids, args.max_tokens, rng, args.completion_after)
-            continue
-        tick = time.perf_counter()
-
-        def after_batch(done: int, count: int, epoch=epoch) -> bool:
-            nonlocal step
-            step += 1
-            return checkpointer.after_batch(epoch, done, count, epochs, step)
-
-        train_epoch(tuner, optimizer, train, ids, args.device, autocast, args.max_tokens, rng, args.completion_after,
-                    skip=skip if epoch == first_epoch else 0, after_batch=after_batch)
-        if not checkpointer.stopped:
-            # The epoch's training done: saved before a validation that takes a while on a CPU,
-            # and a stop asked for meanwhile is honoured here rather than after it.
-            count = len(epoch_batches(train, ids, args.max_tokens, random.Random(0), args.completion_after))
-            checkpointer.save(epoch, count, count, epochs, step)
-            checkpointer.stopped = checkpointer.signalled
-        if checkpointer.stopped:
-            print(json.dumps({"stopped": "checkpointed; the same command resumes"}), flush=True)
-            return
-        seconds = time.perf_counter() - tick
-        val_metrics = evaluate(tuner, val, ids, args.device, autocast, args.completion_after)
-        epochs.append({"epoch": epoch, "train_s": round(seconds, 1), "val": report(val_metrics, trigger)})
-        print(json.dumps(epochs[-1]), flush=True)
-        checkpointer.save(epoch, 0, 0, epochs, step)
+    run = Run(tuner, optimizer, train, val, ids, args.device, autocast, args.max_tokens, args.completion_after, trigger)
+    outcome = run_epochs(run, checkpointer, args.resume_from, args.epochs, args.initial_eval)
+    if outcome is None:
+        print(json.dumps({"stopped": "checkpointed; the same command resumes"}), flush=True)
+        return
+    epochs, val_metrics = outcome
     if val_metrics is None and args.epochs:  # resumed after the last epoch's validation
-        val_metrics = evaluate(tuner, val, ids, args.device, autocast, args.completion_after)
+        val_metrics = run.validate()
     final_train = report(evaluate(tuner, train, ids, args.device, autocast, args.completion_after), trigger) if args.train_report else None
     need = val_metrics["need_probability" if trigger == "vocabulary" else "need_probability_pair"] if args.epochs else []
     threshold = tune_threshold(need, val) if val and need else None
