@@ -7,7 +7,7 @@
  *   server/node_modules/         the server's runtime dependency closure, copied from the root's
  *                                node_modules (the versions the tests ran), for ONE platform
  *   server/models/default/       the bundled default model, when the repository has one
- *   server/models/control/       the control packs `model pull` applies to pulled models (KBs)
+ *   server/models/control/       the control packs `model pull` applies to pulled models (rows and adapter, ~4 MB; not their labels or training checkpoints)
  *
  * Why copy instead of `npm install`: offline, and byte-for-byte the tested dependencies.
  * Why one platform: node-llama-cpp's optional binaries for every platform are ~700 MB; the
@@ -121,12 +121,19 @@ function copyDefaultModel() {
   return ggufs;
 }
 
+/** A pack's folders that only its training reads: the labels, and checkpoints of runs in progress. */
+const TRAINING_ONLY = new Set(['labels', 'training']);
+
 /** The control packs (models/control/<name>/), which the server finds next to models/default. */
 function copyControlPacks() {
   const dir = path.join(REPO_ROOT, 'models', 'control');
   if (!existsSync(dir)) return [];
   const packs = readdirSync(dir).filter((name) => existsSync(path.join(dir, name, 'pack.json')));
-  for (const name of packs) cpSync(path.join(dir, name), path.join(OUT, 'models', 'control', name), { recursive: true });
+  for (const name of packs) {
+    const pack = path.join(dir, name);
+    const servedOnly = (source) => !TRAINING_ONLY.has(path.relative(pack, source).split(path.sep)[0]);
+    cpSync(pack, path.join(OUT, 'models', 'control', name), { recursive: true, filter: servedOnly });
+  }
   return packs;
 }
 
