@@ -20,8 +20,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
 out="${1:-$cache/eval-qwen2.5-coder-0.5b}"
-model="$cache/models/qwen2.5-coder-0.5b-instruct-q4_k_m.reposhapley-control.gguf"
-validation=python3-dulwich,python3-pyramid,python3-dnspython,python3-urwid,python3-paramiko,python3-networkx
 mkdir -p "$out"
 
 source models/controlRows/model-work-setup.sh

@@ -22,16 +22,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
 out="${1:-$cache/trigger-full-helps}"
-pack=models/control/qwen2.5-coder-0.5b
-adapter="$pack/adapter.gguf"
-model="$cache/models/qwen2.5-coder-0.5b-instruct-q4_k_m.reposhapley-control.gguf"
-manifest="$cache/corpus-manifest.tsv.gz"
-[[ -f "$manifest" ]] || manifest=models/default/corpus-manifest.tsv.gz
-# Debian's python3-torch (what .ci/run installs) lives beside /usr/bin/python3, not a pyenv python3.
-python="${REPOSHAPLEY_PYTHON:-/usr/bin/python3}"
 mkdir -p "$out"
 
 source models/controlRows/model-work-setup.sh
+adapter="$pack/adapter.gguf"
 
 echo "1/5 features -> $out/features"
 labels=()

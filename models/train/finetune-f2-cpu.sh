@@ -21,18 +21,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
 out="${1:-$cache/finetune-f2}"
-pack=models/control/qwen2.5-coder-0.5b
-committed="$pack/training/f2-lora-checkpoint.pt"
-model="$cache/models/qwen2.5-coder-0.5b-instruct-q4_k_m.reposhapley-control.gguf"
-manifest="$cache/corpus-manifest.tsv.gz"
-[[ -f "$manifest" ]] || manifest=models/default/corpus-manifest.tsv.gz
-# Debian's torch (what .ci/run installs) by default; PYTHON=a venv with the PyPI CPU wheel
-# (pip install torch==2.13.0 pyyaml) runs faster (its fused attention).
-python="${PYTHON:-/usr/bin/python3}"
 gguf_dir="$cache/python/gguf-0.19.0"   # llama.cpp's GGUF reader, unpacked by .ci/run
-validation=python3-dulwich,python3-pyramid,python3-dnspython,python3-urwid,python3-paramiko,python3-networkx
 mkdir -p "$out"
-source models/controlRows/model-work-setup.sh
+source models/controlRows/model-work-setup.sh   # pack, model, manifest, python, validation
+committed="$pack/training/f2-lora-checkpoint.pt"
 
 echo "1/4 sequences of the committed labels -> $out/sequences"
 [[ -s "$out/sequences/sequences.jsonl" ]] || node dist/models/controlRows/extractFeatures.js --sequences \

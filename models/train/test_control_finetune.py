@@ -192,12 +192,7 @@ class GgufTest(unittest.TestCase):
                 tolerance = 0.02 if name.endswith("ffn_up.weight") else 0.0
                 torch.testing.assert_close(got, want.detach(), atol=tolerance, rtol=0.0, msg=name)
 
-            (tmp / "pack").mkdir()
-            texts = ["<NEED>", "<DONE>", "<KEEP>", "<DROP>", "<SELECT>"] + [f"<C_{i}>" for i in range(1, 6)]
-            (tmp / "pack" / "pack.json").write_text(json.dumps({"trigger": "vocabulary", "tokens": [
-                {"text": text, "id": 50 + i} for i, text in enumerate(texts)]}))
-            lines = [record(i % 2 == 0, "val" if i % 4 == 3 else "train", seed=i) for i in range(8)]
-            (tmp / "sequences.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+            texts = self.write_pack_and_sequences(tmp, 8)
             result = subprocess.run([sys.executable, "control_finetune.py", "--model", str(tmp / "tiny.gguf"),
                                      "--sequences", str(tmp / "sequences.jsonl"), "--pack", str(tmp / "pack"),
                                      "--out", str(tmp / "out"), "--epochs", "2", "--device", "cpu", "--threads", "1"],
@@ -222,16 +217,23 @@ class GgufTest(unittest.TestCase):
             b = next(t for t in adapter.tensors if t.name == "blk.1.attn_k.weight.lora_b")
             np.testing.assert_allclose(np.array(b.data).reshape(kv, 8), adapters["blk.1.attn_k.weight.lora_b"].numpy())
 
-    def write_run_inputs(self, tmp: Path) -> list[str]:
-        """A tiny model, pack and sequences in tmp; the CLI's arguments for them."""
-        torch.manual_seed(1)
-        self.write_gguf(tmp / "tiny.gguf", LlamaModel(ModelConfig(**TINY)))
+    @staticmethod
+    def write_pack_and_sequences(tmp: Path, count: int) -> list[str]:
+        """tmp/pack (the control tokens at ids 50..59) and `count` synthetic instances, every fourth
+        for validation; returns the tokens' texts."""
         (tmp / "pack").mkdir()
         texts = ["<NEED>", "<DONE>", "<KEEP>", "<DROP>", "<SELECT>"] + [f"<C_{i}>" for i in range(1, 6)]
         (tmp / "pack" / "pack.json").write_text(json.dumps({"trigger": "vocabulary", "tokens": [
             {"text": text, "id": 50 + i} for i, text in enumerate(texts)]}))
-        lines = [record(i % 2 == 0, "val" if i % 4 == 3 else "train", seed=i) for i in range(12)]
+        lines = [record(i % 2 == 0, "val" if i % 4 == 3 else "train", seed=i) for i in range(count)]
         (tmp / "sequences.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+        return texts
+
+    def write_run_inputs(self, tmp: Path) -> list[str]:
+        """A tiny model, pack and sequences in tmp; the CLI's arguments for them."""
+        torch.manual_seed(1)
+        self.write_gguf(tmp / "tiny.gguf", LlamaModel(ModelConfig(**TINY)))
+        self.write_pack_and_sequences(tmp, 12)
         return [sys.executable, "control_finetune.py", "--model", str(tmp / "tiny.gguf"), "--sequences", str(tmp / "sequences.jsonl"),
                 "--pack", str(tmp / "pack"), "--epochs", "2", "--max-tokens", "100", "--device", "cpu", "--threads", "1"]
 
