@@ -45,10 +45,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import signal
 import math
+import os
 import random
+import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -263,17 +263,25 @@ def epoch_batches(records: list[dict], ids, max_tokens, rng, completion_after: s
 
 
 def train_epoch(tuner: Tuner, optimizer, records: list[dict], ids, device, autocast, max_tokens, rng,
-                completion_after: str = "no-retrieval", skip: int = 0, after_batch=None) -> float:
-    """Trains one epoch from its batch `skip` on; `after_batch(done, count)` runs after each batch
-    and ends the epoch early by returning True (a checkpointed stop)."""
-    tuner.train()
+                completion_after: str = "no-retrieval") -> float:
+    """Trains one whole epoch; the summed loss."""
     epoch = epoch_batches(records, ids, max_tokens, rng, completion_after)
+    total, _ = train_batches(tuner, optimizer, epoch, len(records), device, autocast)
+    return total
+
+
+def train_batches(tuner: Tuner, optimizer, epoch: list[list[Sequence]], instances: int, device, autocast,
+                  skip: int = 0, after_batch=None) -> tuple[float, bool]:
+    """Trains an epoch's batches from batch `skip` on (losses per instance of the `instances`);
+    `after_batch(done, count)` runs after each and stops the epoch by returning True. The summed
+    loss, and whether it stopped early."""
+    tuner.train()
     total = 0.0
     for index, batch in enumerate(epoch):
         if index < skip:
             continue
         terms, _, _, _ = run_batch(tuner, batch, device, autocast)
-        loss = (LAMBDA_R * terms["trigger"] + LAMBDA_S * terms["selection"] + terms["completion"]) / max(1, len(records))
+        loss = (LAMBDA_R * terms["trigger"] + LAMBDA_S * terms["selection"] + terms["completion"]) / max(1, instances)
         # None, as torch 2 does by default (1.13 zeroes): a row unused in a batch then stays still,
         # and a resumed run, whose unused rows have no gradient yet, agrees batch for batch.
         optimizer.zero_grad(set_to_none=True)
@@ -282,8 +290,8 @@ def train_epoch(tuner: Tuner, optimizer, records: list[dict], ids, device, autoc
         optimizer.step()
         total += loss.item()
         if after_batch is not None and after_batch(index + 1, len(epoch)):
-            break
-    return total
+            return total, True
+    return total, False
 
 
 CHECKPOINT_FORMAT = "reposhapley-control-finetune-checkpoint/1"
@@ -299,7 +307,6 @@ class Checkpointer:
         self.every_s, self.stop_after_s = every_s, stop_after_s
         self.started = self.saved_at = time.perf_counter()
         self.signalled = False
-        self.stopped = False
         for number in (signal.SIGTERM, signal.SIGINT):
             signal.signal(number, self._on_signal)
 
@@ -338,7 +345,6 @@ class Checkpointer:
         stop = self.signalled or (self.stop_after_s > 0 and now - self.started >= self.stop_after_s)
         if stop or now - self.saved_at >= self.every_s:
             self.save(epoch, done, count, history, step)
-        self.stopped = stop
         return stop
 
     def save(self, epoch: int, done: int, count: int, history: list, step: int) -> None:
@@ -418,15 +424,15 @@ def run_epochs(run: Run, checkpointer: Checkpointer, resume_from: Path | None, e
             step += 1
             return checkpointer.after_batch(epoch, done, count, history, step)
 
-        train_epoch(run.tuner, run.optimizer, run.train, run.ids, run.device, run.autocast, run.max_tokens, rng,
-                    run.completion_after, skip=skip if epoch == first_epoch else 0, after_batch=after_batch)
-        if not checkpointer.stopped:
+        order = run.batches(rng)
+        _, stopped = train_batches(run.tuner, run.optimizer, order, len(run.train), run.device, run.autocast,
+                                   skip=skip if epoch == first_epoch else 0, after_batch=after_batch)
+        if not stopped:
             # The epoch's training done: saved before a validation that takes a while on a CPU,
             # and a stop asked for meanwhile is honoured here rather than after it.
-            count = len(run.batches(random.Random(0)))
-            checkpointer.save(epoch, count, count, history, step)
-            checkpointer.stopped = checkpointer.signalled
-        if checkpointer.stopped:
+            checkpointer.save(epoch, len(order), len(order), history, step)
+            stopped = checkpointer.signalled
+        if stopped:
             return None
         seconds = time.perf_counter() - tick
         val_metrics = run.validate()

@@ -94,9 +94,10 @@ async function load(options: LoadModelOptions): Promise<LoadReply> {
   const result = await loadLlamaModel(options, logger);
   if (result.kind !== 'ok') return result;
   model = result.model;
-  // The server asks for a session next, but first reads the file's vocabulary itself (~1.8 s on
-  // an AVX2 EPYC, docs/benchmarks.md): making the session now (its context: 0.6-0.8 s there)
-  // overlaps the two, so the first completion comes that much sooner.
+  // The server asks for a session next, but first finishes reading the file's vocabulary itself
+  // (~1.8 s on an AVX2 EPYC, begun only now unless the file is hash-pinned; docs/benchmarks.md):
+  // making the session now (its context: 0.6-0.8 s there) overlaps the two, so the first
+  // completion comes that much sooner.
   preparedSession = model.createSession();
   preparedSession.catch(() => undefined); // its failure is createSession's to report
   return { kind: 'ok', info: model.info };
