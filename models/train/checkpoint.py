@@ -35,7 +35,8 @@ def run_directory(run: str, root: Optional[str] = None) -> Path:
     return Path(root).expanduser() if root else cache_root() / "checkpoints" / run
 
 
-def _atomic_save(obj: Any, path: Path) -> None:
+def atomic_save(obj: Any, path: Path) -> None:
+    """torch.save to a temporary name, then a rename: a kill mid-write keeps the previous file."""
     partial = path.with_name(path.name + ".partial")
     torch.save(obj, partial)
     os.replace(partial, path)
@@ -83,7 +84,7 @@ class CheckpointManager:
 
     def save(self, state: dict) -> Path:
         path = self.directory / f"step-{state['step']:08d}.pt"
-        _atomic_save({"format": CHECKPOINT_FORMAT, "version": 1, **state}, path)
+        atomic_save({"format": CHECKPOINT_FORMAT, "version": 1, **state}, path)
         for old in self.step_files()[:-self.keep]:
             old.unlink(missing_ok=True)
         return path
@@ -96,7 +97,7 @@ class CheckpointManager:
 
 def save_weights(model: LlamaModel, path: Path, meta: dict, dtype: torch.dtype = torch.float16) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_save({
+    atomic_save({
         "format": WEIGHTS_FORMAT,
         "version": 1,
         "config": model.config.to_dict(),

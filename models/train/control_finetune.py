@@ -33,22 +33,19 @@ AUC, t_c by the label proxy), OUT/rows.f32 (the pack's layout: per token its inp
 row) and, in lora mode, OUT/lora.pt (the adapters, by GGUF tensor name) and OUT/lora.gguf (the
 same as a llama.cpp LoRA adapter: the server's adapterPath setting, the bench's --adapter).
 
-Long runs (an epoch is hours on two CPU cores) checkpoint every --checkpoint-every seconds, when
---stop-after seconds have passed, and on SIGTERM or Ctrl-C: OUT/checkpoint.pt holds the trainable
-weights, where the run stands and its history (small: commit it to carry a run across machines),
-OUT/optimizer.pt AdamW's moments. The same command resumes where it stopped, batch for batch as an
+Long runs (an epoch is hours on two CPU cores) checkpoint (finetune_checkpoint.py) every
+--checkpoint-every seconds, when --stop-after seconds have passed, and on SIGTERM or Ctrl-C:
+OUT/checkpoint.pt holds the trainable weights, where the run stands and its history (small: commit
+it to carry a run across machines), OUT/optimizer.pt AdamW's moments. The same command resumes where it stopped, batch for batch as an
 uninterrupted run; `--resume-from FILE` resumes from a checkpoint.pt alone (a committed one), the
 optimizer's moments then starting afresh.
 """
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
-import os
 import random
-import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,54 +55,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from control_rows import LAMBDA_R, LAMBDA_S, auc, tune_threshold
+from finetune_checkpoint import Checkpointer, run_fingerprint
+from finetune_data import COMPLETION_AFTER, Sequence, epoch_batches, instance_sequences
 from gguf_weights import load_qwen2
 from lora_gguf import write_lora_gguf
 from model import LlamaModel
-
-
-@dataclass
-class Sequence:
-    """One forward pass: tokens and, at positions, the token each must predict, by loss."""
-
-    tokens: list[int]
-    trigger: list[tuple[int, int]]    # (position, <NEED>/<DONE>)      L_R
-    selection: list[tuple[int, int]]  # (position, <KEEP>/<DROP>)      L_S
-    completion: list[tuple[int, int]]  # (position, y_t)               L_Y
-
-
-COMPLETION_AFTER = ("no-retrieval", "evidence")
-
-
-def instance_sequences(record: dict, ids: dict[str, int], completion_after: str = "no-retrieval") -> list[Sequence]:
-    """The instance's passes: the trigger prompt continued by Y and the token that ends the
-    middle (r*, Y and where it stops), and the trigger prompt continued by the teacher-forced
-    selection steps (each q_i*). Without the end token a tuned model learns what to write but
-    not where to stop (an adapter trained so appended comments to every line). With
-    `completion_after` "evidence" a record that has an evidence prompt (the verified coalition
-    S*) reads Y there, in a pass of its own, and the first pass decides r* only."""
-    trigger, rest = record["trigger"], record["generation"]
-    y = record["y"] + ([record["end"]] if record.get("end") is not None else [])
-    decision = len(trigger) - 1
-    r_star = [(decision, ids["need"] if record["retrieval"] == "need" else ids["done"])]
-    evidence = record.get("evidence") if completion_after == "evidence" else None
-    if evidence:
-        passes = [
-            Sequence(tokens=list(trigger), trigger=r_star, selection=[], completion=[]),
-            Sequence(tokens=evidence + y[:-1], trigger=[], selection=[],
-                     completion=[(len(evidence) - 1 + t, token) for t, token in enumerate(y)]),
-        ]
-    else:
-        start = decision + len(rest)
-        passes = [Sequence(tokens=trigger + rest + y[:-1], trigger=r_star, selection=[],
-                           completion=[(start + t, token) for t, token in enumerate(y)])]
-    if record["selection"]:
-        tokens, positions = list(trigger), []
-        for step in record["selection"]:
-            tokens += step
-            positions.append(len(tokens) - 1)
-        keep = [ids["keep"] if kept else ids["drop"] for kept in record["keep"][:len(positions)]]
-        passes.append(Sequence(tokens=tokens, trigger=[], selection=list(zip(positions, keep)), completion=[]))
-    return passes
 
 
 class LoraLinear(nn.Module):
@@ -188,22 +142,6 @@ class Tuner(nn.Module):
         return torch.stack((m.tok_emb.weight[control_ids].detach(), m.lm_head.weight[control_ids].detach()), dim=1).float().cpu()
 
 
-def batches(passes: list[Sequence], max_tokens: int, shuffle: random.Random | None) -> list[list[Sequence]]:
-    """Passes of similar length together, at most max_tokens (padded) per batch."""
-    order = sorted(passes, key=lambda p: len(p.tokens))
-    out, current = [], []
-    for p in order:
-        if current and (len(current) + 1) * len(p.tokens) > max_tokens:
-            out.append(current)
-            current = []
-        current.append(p)
-    if current:
-        out.append(current)
-    if shuffle is not None:
-        shuffle.shuffle(out)
-    return out
-
-
 def run_batch(tuner: Tuner, batch: list[Sequence], device: str, autocast: bool):
     """Per-term summed cross-entropies of a batch; the logits, kind and target at each position."""
     width = max(len(p.tokens) for p in batch)
@@ -256,12 +194,6 @@ def evaluate(tuner: Tuner, records: list[dict], ids: dict[str, int], device: str
     }
 
 
-def epoch_batches(records: list[dict], ids, max_tokens, rng, completion_after: str = "no-retrieval") -> list[list[Sequence]]:
-    """One epoch's batches, in the order rng shuffles them (each epoch draws from rng once)."""
-    passes = [p for record in records for p in instance_sequences(record, ids, completion_after)]
-    return batches(passes, max_tokens, rng)
-
-
 def train_epoch(tuner: Tuner, optimizer, records: list[dict], ids, device, autocast, max_tokens, rng,
                 completion_after: str = "no-retrieval") -> float:
     """Trains one whole epoch; the summed loss."""
@@ -292,85 +224,6 @@ def train_batches(tuner: Tuner, optimizer, epoch: list[list[Sequence]], instance
         if after_batch is not None and after_batch(index + 1, len(epoch)):
             return total, True
     return total, False
-
-
-CHECKPOINT_FORMAT = "reposhapley-control-finetune-checkpoint/1"
-
-
-class Checkpointer:
-    """Where a run stands: the trainable weights, the epoch and batches done in it, the history.
-    Saved atomically (a stop mid-write keeps the previous one) every `every_s` seconds, once
-    `stop_after_s` have passed, and on SIGTERM or SIGINT; the last two also stop the run."""
-
-    def __init__(self, out: Path, fingerprint: dict, tuner: Tuner, optimizer, every_s: float, stop_after_s: float):
-        self.out, self.fingerprint, self.tuner, self.optimizer = out, fingerprint, tuner, optimizer
-        self.every_s, self.stop_after_s = every_s, stop_after_s
-        self.started = self.saved_at = time.perf_counter()
-        self.signalled = False
-        for number in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(number, self._on_signal)
-
-    def _on_signal(self, number, frame) -> None:  # noqa: ARG002
-        self.signalled = True
-
-    def resume(self, source: Path | None) -> dict | None:
-        """Loads `source` (default OUT/checkpoint.pt, if there) into the tuner, and AdamW's moments
-        when OUT/optimizer.pt belongs to it; returns its position and history, or None."""
-        path = source or self.out / "checkpoint.pt"
-        if not path.exists():
-            if source:
-                raise SystemExit(f"--resume-from {source}: no such file")
-            return None
-        state = torch.load(path, map_location="cpu")
-        if state.get("format") != CHECKPOINT_FORMAT:
-            raise SystemExit(f"{path} is not a control fine-tune checkpoint ({CHECKPOINT_FORMAT})")
-        if state["fingerprint"] != self.fingerprint:
-            changed = sorted(k for k in self.fingerprint if state["fingerprint"].get(k) != self.fingerprint[k])
-            raise SystemExit(f"{path} belongs to another run (it differs in {', '.join(changed)}); "
-                             "use another --out, or delete the checkpoint to start again")
-        trainable = dict(self.tuner.named_parameters())
-        with torch.no_grad():
-            for name, value in state["trainable"].items():
-                trainable[name].copy_(value)
-        moments = self.out / "optimizer.pt"
-        if moments.exists():
-            saved = torch.load(moments, map_location="cpu")
-            if saved.get("step") == state["step"]:
-                self.optimizer.load_state_dict(saved["optimizer"])
-        return state
-
-    def after_batch(self, epoch: int, done: int, count: int, history: list, step: int) -> bool:
-        """Saves when it is time; True when the run must stop here (saved)."""
-        now = time.perf_counter()
-        stop = self.signalled or (self.stop_after_s > 0 and now - self.started >= self.stop_after_s)
-        if stop or now - self.saved_at >= self.every_s:
-            self.save(epoch, done, count, history, step)
-        return stop
-
-    def save(self, epoch: int, done: int, count: int, history: list, step: int) -> None:
-        self.out.mkdir(parents=True, exist_ok=True)
-        trainable = {name: p.detach().cpu().clone() for name, p in self.tuner.named_parameters() if p.requires_grad}
-        state = {"format": CHECKPOINT_FORMAT, "fingerprint": self.fingerprint, "epoch": epoch, "batches_done": done,
-                 "batches": count, "step": step, "history": history, "trainable": trainable}
-        atomic_save(state, self.out / "checkpoint.pt")
-        atomic_save({"step": step, "optimizer": self.optimizer.state_dict()}, self.out / "optimizer.pt")
-        self.saved_at = time.perf_counter()
-        print(json.dumps({"checkpoint": {"epoch": epoch, "batches_done": done, "batches": count, "step": step,
-                                         "elapsed_s": round(self.saved_at - self.started, 1)}}), flush=True)
-
-
-def atomic_save(value, path: Path) -> None:
-    partial = path.with_suffix(".partial")
-    torch.save(value, partial)
-    os.replace(partial, path)
-
-
-def run_fingerprint(args, lr: float) -> dict:
-    """What a checkpoint must share with the run resuming it (the epoch count may grow)."""
-    return {"model": args.model.name, "model_bytes": args.model.stat().st_size,
-            "sequences_sha256": hashlib.sha256(args.sequences.read_bytes()).hexdigest(), "mode": args.mode,
-            "rank": args.rank, "alpha": args.alpha, "lr": lr, "max_tokens": args.max_tokens,
-            "completion_after": args.completion_after, "limit": args.limit}
 
 
 @dataclass

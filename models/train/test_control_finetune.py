@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from control_finetune import Tuner, instance_sequences, run_batch, train_epoch
+from control_finetune import Tuner, run_batch, train_epoch
+from finetune_data import instance_sequences
 from model import LlamaModel, ModelConfig, apply_rope, gguf_tensors, rope_tables
 
 HERE = Path(__file__).resolve().parent
