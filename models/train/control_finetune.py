@@ -270,7 +270,7 @@ def run_epochs(run: Run, checkpointer: Checkpointer, resume_from: Path | None, e
         if any(e["epoch"] == epoch for e in history):  # resumed after this epoch's validation
             run.batches(rng)
             continue
-        tick = time.perf_counter()
+        checkpointer.start_epoch(resumed.get("epoch_train_s", 0.0) if resumed and epoch == first_epoch else 0.0)
 
         def after_batch(done: int, count: int, epoch=epoch) -> bool:
             nonlocal step
@@ -287,7 +287,7 @@ def run_epochs(run: Run, checkpointer: Checkpointer, resume_from: Path | None, e
             stopped = checkpointer.signalled
         if stopped:
             return None
-        seconds = time.perf_counter() - tick
+        seconds = checkpointer.epoch_train_s()
         val_metrics = run.validate()
         history.append({"epoch": epoch, "train_s": round(seconds, 1), "val": report(val_metrics, run.trigger)})
         print(json.dumps(history[-1]), flush=True)

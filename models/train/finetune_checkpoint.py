@@ -27,7 +27,7 @@ class Checkpointer:
     def __init__(self, out: Path, fingerprint: dict, tuner: nn.Module, optimizer, every_s: float, stop_after_s: float):
         self.out, self.fingerprint, self.tuner, self.optimizer = out, fingerprint, tuner, optimizer
         self.every_s, self.stop_after_s = every_s, stop_after_s
-        self.started = self.saved_at = time.perf_counter()
+        self.started = self.saved_at = self.epoch_started = time.perf_counter()
         self.signalled = False
         for number in (signal.SIGTERM, signal.SIGINT):
             signal.signal(number, self._on_signal)
@@ -61,6 +61,14 @@ class Checkpointer:
                 self.optimizer.load_state_dict(saved["optimizer"])
         return state
 
+    def start_epoch(self, trained_s: float = 0.0) -> None:
+        """An epoch's training starts (or resumes, `trained_s` of it done before the stop)."""
+        self.epoch_started = time.perf_counter() - trained_s
+
+    def epoch_train_s(self) -> float:
+        """Seconds spent training this epoch, across the runs that resumed it."""
+        return time.perf_counter() - self.epoch_started
+
     def after_batch(self, epoch: int, done: int, count: int, history: list, step: int) -> bool:
         """Saves when it is time; True when the run must stop here (saved)."""
         now = time.perf_counter()
@@ -73,7 +81,8 @@ class Checkpointer:
         self.out.mkdir(parents=True, exist_ok=True)
         trainable = {name: p.detach().cpu().clone() for name, p in self.tuner.named_parameters() if p.requires_grad}
         state = {"format": CHECKPOINT_FORMAT, "fingerprint": self.fingerprint, "epoch": epoch, "batches_done": done,
-                 "batches": count, "step": step, "history": history, "trainable": trainable}
+                 "batches": count, "step": step, "epoch_train_s": round(self.epoch_train_s(), 1), "history": history,
+                 "trainable": trainable}
         atomic_save(state, self.out / "checkpoint.pt")
         atomic_save({"step": step, "optimizer": self.optimizer.state_dict()}, self.out / "optimizer.pt")
         self.saved_at = time.perf_counter()

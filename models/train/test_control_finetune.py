@@ -270,11 +270,18 @@ class GgufTest(unittest.TestCase):
             (tmp / "committed").mkdir()
             first = run("first", "--stop-after", "1e-9")
             self.assertEqual(first.returncode, 0, first.stderr)
-            os.replace(tmp / "first" / "checkpoint.pt", tmp / "committed" / "checkpoint.pt")
+            # As if the stopped run had trained for 1,000 s: the epoch's train_s counts them.
+            stopped = torch.load(tmp / "first" / "checkpoint.pt")
+            self.assertEqual(stopped["epoch"], 1)
+            stopped["epoch_train_s"] = 1000.0
+            torch.save(stopped, tmp / "committed" / "checkpoint.pt")
             alone = run("alone", "--resume-from", str(tmp / "committed" / "checkpoint.pt"))
             self.assertEqual(alone.returncode, 0, alone.stderr)
             self.assertIn('"resumed"', alone.stdout)
             self.assertTrue((tmp / "alone" / "lora.gguf").exists())
+            epochs = json.loads((tmp / "alone" / "metrics.json").read_text())["history"]
+            self.assertGreaterEqual(epochs[1]["train_s"], 1000.0)  # epoch 0 is the initial validation
+            self.assertLess(epochs[2]["train_s"], 1000.0)          # the next epoch starts from zero
 
             # Another run's checkpoint is refused, naming what differs.
             other = run("pieces", "--rank", "4")
