@@ -36,9 +36,9 @@ same as a llama.cpp LoRA adapter: the server's adapterPath setting, the bench's 
 Long runs (an epoch is hours on two CPU cores) checkpoint (finetune_checkpoint.py) every
 --checkpoint-every seconds, when --stop-after seconds have passed, and on SIGTERM or Ctrl-C:
 OUT/checkpoint.pt holds the trainable weights, where the run stands and its history (small: commit
-it to carry a run across machines), OUT/optimizer.pt AdamW's moments. The same command resumes where it stopped, batch for batch as an
-uninterrupted run; `--resume-from FILE` resumes from a checkpoint.pt alone (a committed one), the
-optimizer's moments then starting afresh.
+it to carry a run across machines), OUT/optimizer.pt AdamW's moments. The same command resumes
+where it stopped, batch for batch as an uninterrupted run; `--resume-from FILE` resumes from a
+checkpoint.pt alone (a committed one), the optimizer's moments then starting afresh.
 """
 from __future__ import annotations
 
@@ -270,7 +270,8 @@ def run_epochs(run: Run, checkpointer: Checkpointer, resume_from: Path | None, e
         if any(e["epoch"] == epoch for e in history):  # resumed after this epoch's validation
             run.batches(rng)
             continue
-        checkpointer.start_epoch(resumed.get("epoch_train_s", 0.0) if resumed and epoch == first_epoch else 0.0)
+        resuming = resumed is not None and epoch == first_epoch  # part of this epoch was trained before
+        checkpointer.start_epoch(resumed.get("epoch_train_s", 0.0) if resuming else 0.0)
 
         def after_batch(done: int, count: int, epoch=epoch) -> bool:
             nonlocal step
@@ -279,7 +280,7 @@ def run_epochs(run: Run, checkpointer: Checkpointer, resume_from: Path | None, e
 
         order = run.batches(rng)
         _, stopped = train_batches(run.tuner, run.optimizer, order, len(run.train), run.device, run.autocast,
-                                   skip=skip if epoch == first_epoch else 0, after_batch=after_batch)
+                                   skip=skip if resuming else 0, after_batch=after_batch)
         if not stopped:
             # The epoch's training done: saved before a validation that takes a while on a CPU,
             # and a stop asked for meanwhile is honoured here rather than after it.

@@ -15,8 +15,10 @@
 #      shipped adapter and with the candidate, paired: does reading Y after the evidence widen
 #      full − none, and does it cost none anything?
 #
-# On the AMD EPYC of 2026-12-04 (AVX2, two threads): 305 batches at ~23 s, about two hours for the
-# epoch, ~20 minutes for its validation; step 4 about as long again. The labeler is paused meanwhile.
+# On the AMD EPYC of 2026-12-04/05 (AVX2, two threads): 305 batches, 9,361 s of training over two
+# sessions (~23 s a batch idle), 1,129 s for its validation. Step 4 runs ~13-17 s a task and policy:
+# 80 API tasks took 2,764 s (shipped) and 2,302 s (candidate), so the default 200 line and API tasks
+# are about three hours. The labeler is paused meanwhile.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
