@@ -19,6 +19,10 @@
 # sessions (~23 s a batch idle), 1,129 s for its validation. Step 4 runs ~13-17 s a task and policy:
 # 80 API tasks took 2,764 s (shipped) and 2,302 s (candidate), so the default 200 line and API tasks
 # are about three hours. The labeler is paused meanwhile.
+#
+# Adopted 2026-12-05 (docs/control-tokens.md): the committed pack now holds this run's rows and
+# adapter, so step 4's "shipped" arm is the candidate itself. To pair a new candidate with what ships,
+# keep it that way; to reproduce the adoption's comparison, bench the pack of edda308 instead.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
