@@ -11,14 +11,18 @@
 #      checkpoint there, it resumes from the committed one (models/control/qwen2.5-coder-0.5b/training/),
 #      if that run's sequences are these; STOP_AFTER=SECONDS stops it (checkpointed) in time.
 #   3. a variant pack with the trained rows and adapter (the committed pack stays as it is).
-#   4. none and full on the validation packages' line and API tasks (VAL_LIMIT, default 200), with the
-#      shipped adapter and with the candidate, paired: does reading Y after the evidence widen
-#      full − none, and does it cost none anything?
+#   4. none, full and reposhapley (t_c 0) on the validation packages' line and API tasks (VAL_LIMIT,
+#      default 200), with the shipped adapter and with the candidate, paired: does reading Y after the
+#      evidence widen full − none, does it cost none anything, and does the selection still rank the
+#      callee's definition (the API evidence table's P(KEEP) AUC)? The candidate's rows carry the
+#      selection too: F2 was adopted on none and full alone, and its selection turned out to rank the
+#      definition at 0.35 on the dev bench, against 0.76 for the rows it replaced (docs/benchmarks.md).
 #
 # On the AMD EPYC of 2026-12-04/05 (AVX2, two threads): 305 batches, 9,361 s of training over two
-# sessions (~23 s a batch idle), 1,129 s for its validation. Step 4 runs ~13-17 s a task and policy:
-# 80 API tasks took 2,764 s (shipped) and 2,302 s (candidate), so the default 200 line and API tasks
-# are about three hours. The labeler is paused meanwhile.
+# sessions (~23 s a batch idle), 1,129 s for its validation. Step 4 runs ~13-17 s a task for none and
+# full and ~22 s for reposhapley (twenty-fourth session): 80 API tasks took 2,764 s (shipped) and 2,302 s
+# (candidate) for none and full, so the default 200 line and API tasks with reposhapley are about three
+# hours a side. The labeler is paused meanwhile.
 #
 # Adopted 2026-12-05 (docs/control-tokens.md): the committed pack now holds this run's rows and
 # adapter, so step 4's "shipped" arm is the candidate itself. To pair a new candidate with what ships,
@@ -52,11 +56,11 @@ echo "3/4 variant pack -> $out/variant"
 [[ -f "$out/variant/adapter.gguf" ]] || node dist/models/controlRows/packTool.js variant qwen2.5-coder-0.5b --out "$out/variant" \
   --rows "$out/lora/rows.f32" --adapter "$out/lora/lora.gguf" --need-threshold 0
 
-echo "4/4 none and full on the validation packages, shipped adapter and candidate"
-bench() { node dist/bench/src/cli.js --threads 2 --seed 1 --resume --no-progress --policies none,full --packages "$validation" \
-  --tasks line,api --limit "${VAL_LIMIT:-200}" "$@"; }
+echo "4/4 none, full and reposhapley on the validation packages, shipped adapter and candidate"
+bench() { node dist/bench/src/cli.js --threads 2 --seed 1 --resume --no-progress --policies none,full,reposhapley --need-threshold 0 \
+  --packages "$validation" --tasks line,api --limit "${VAL_LIMIT:-200}" "$@"; }
 bench --model "$model" --adapter "$pack/adapter.gguf" --out "$out/val-shipped"
 bench --model "$out/variant/$(basename "$model")" --adapter "$out/variant/adapter.gguf" --out "$out/val-f2"
-for policy in none full; do
+for policy in none full reposhapley; do
   node dist/bench/src/compare/cli.js "$out/val-f2/results.json:$policy" "$out/val-shipped/results.json:$policy" | tee "$out/compare-$policy.md"
 done
