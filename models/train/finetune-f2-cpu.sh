@@ -17,6 +17,8 @@
 #      callee's definition (the API evidence table's P(KEEP) AUC)? The candidate's rows carry the
 #      selection too: F2 was adopted on none and full alone, and its selection turned out to rank the
 #      definition at 0.35 on the dev bench, against 0.76 for the rows it replaced (docs/benchmarks.md).
+#      The AUC is in each arm's summary.md ("Cross-file evidence on API tasks"). A folder benched
+#      before step 4 named reposhapley holds another run's journal, which --resume refuses: use a new OUT.
 #
 # On the AMD EPYC of 2026-12-04/05 (AVX2, two threads): 305 batches, 9,361 s of training over two
 # sessions (~23 s a batch idle), 1,129 s for its validation. Step 4 runs ~13-17 s a task for none and
