@@ -22,9 +22,9 @@
 #
 # On the AMD EPYC of 2026-12-04/05 (AVX2, two threads): 305 batches, 9,361 s of training over two
 # sessions (~23 s a batch idle), 1,129 s for its validation. Step 4 runs ~13-17 s a task for none and
-# full and ~22 s for reposhapley (twenty-fourth session): 80 API tasks took 2,764 s (shipped) and 2,302 s
-# (candidate) for none and full, so the default 200 line and API tasks with reposhapley are about three
-# hours a side. The labeler is paused meanwhile.
+# full and 22-27 s (p50, API and line) for reposhapley (twenty-fourth session): 80 API tasks took
+# 2,764 s (shipped) and 2,302 s (candidate) for none and full, so the default 200 line and API tasks
+# with reposhapley are about three hours a side. The labeler is paused meanwhile.
 #
 # Adopted 2026-12-05 (docs/control-tokens.md): the committed pack now holds this run's rows and
 # adapter, so step 4's "shipped" arm is the candidate itself. To pair a new candidate with what ships,
