@@ -9,7 +9,8 @@ import { modelSettingsFromArgument } from '../../server/src/completion/modelChoi
 import type { LayoutPreference, PolicyName, PromptBudgets, SettingsPatch } from '../../shared/settings.js';
 import { DIST_PACKAGES, fetchCodePackage } from './debianPackages.js';
 import { driveTasks } from './driver/driveTasks.js';
-import { borrowResults, journalOrigins, resultKey, RunJournal, type RunIdentity } from './driver/journal.js';
+import { borrowResults, journalOrigins, resultKey, RunJournal, SERVED_KEY, type RunIdentity } from './driver/journal.js';
+import { servedFiles } from './driver/servedFiles.js';
 import type { TypingOptions } from './driver/typingReplay.js';
 import { harnessTiming, type HarnessTiming } from './metrics/harnessTiming.js';
 import { summarize, type BenchSummary } from './metrics/summary.js';
@@ -94,12 +95,12 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
   }
   if (tasks.length === 0) throw new Error('no tasks: the packages have no candidate lines for the chosen task types');
   const arms = benchArms(options);
-  const identity = runIdentity(options);
-  const opened = RunJournal.open(options.outDir, identity, options.resume === true);
+  const { identity, legacyIdentity } = await runIdentity(options);
+  const opened = RunJournal.open(options.outDir, identity, options.resume === true, legacyIdentity);
   const { journal } = opened;
   const finished = new Map(opened.finished);
   if (finished.size > 0) progress.log(`resuming: ${finished.size} results from ${journal.file}`);
-  const reused = options.reuseFrom ? reuseResults(options.reuseFrom, identity, arms, journal, finished) : 0;
+  const reused = options.reuseFrom ? reuseResults(options.reuseFrom, { identity, legacyIdentity }, arms, journal, finished) : 0;
   if (reused > 0) progress.log(`reusing: ${reused} results of ${options.reuseFrom}`);
   progress.start(tasks.length * arms.length * (options.modelServer ? 2 : 1), 'starting');
   const drive = async (settings: SettingsPatch, label: string, onMeasured?: (result: TaskResult) => void) => driveTasks(tasks, {
@@ -165,9 +166,9 @@ export function benchArms(options: Pick<BenchOptions, 'policies' | 'layouts' | '
  * Copies into this run's journal (so a resume finds them too) the results another run measured
  * for arms of this one, and counts them; results this run already has are left as they are.
  */
-function reuseResults(dir: string, run: RunIdentity, arms: readonly Arm[], journal: RunJournal, finished: Map<string, TaskResult>): number {
+function reuseResults(dir: string, run: RunIdentities, arms: readonly Arm[], journal: RunJournal, finished: Map<string, TaskResult>): number {
   let count = 0;
-  for (const result of borrowResults(dir, run, arms)) {
+  for (const result of borrowResults(dir, run.identity, arms, run.legacyIdentity)) {
     const key = resultKey(result.policy, result.taskId);
     if (finished.has(key)) continue;
     journal.append(result);
@@ -177,10 +178,23 @@ function reuseResults(dir: string, run: RunIdentity, arms: readonly Arm[], journ
   return count;
 }
 
-/** What a resumed run must share with the journal it continues: everything but where reports go. */
-function runIdentity(options: BenchOptions): RunIdentity {
-  const { outDir: _out, command: _command, docsPath: _docs, serverLog: _log, resume: _resume, reuseFrom: _reuse, resamples: _resamples, cacheDir: _cache, ...identity } = options;
-  return identity;
+/** A run's identity, and the one journals written before `served` existed recorded for it. */
+interface RunIdentities {
+  identity: RunIdentity;
+  legacyIdentity: RunIdentity;
+}
+
+/**
+ * What a resumed run must share with the journal it continues: everything but where reports go,
+ * with the model and adapter named by the content the servers load (servedFiles.ts) rather than
+ * by the flags, where local files serve.
+ */
+async function runIdentity(options: BenchOptions): Promise<RunIdentities> {
+  const { outDir: _out, command: _command, docsPath: _docs, serverLog: _log, resume: _resume, reuseFrom: _reuse, resamples: _resamples, cacheDir: _cache, ...legacyIdentity } = options;
+  const served = await servedFiles(serverSettings(options));
+  if (!served) return { identity: legacyIdentity, legacyIdentity };
+  const { model: _model, adapter: _adapter, ...rest } = legacyIdentity;
+  return { identity: { ...rest, [SERVED_KEY]: served }, legacyIdentity };
 }
 
 /** initializationOptions for every server of the run. */

@@ -52,6 +52,27 @@ test('a run identity with undefined fields matches its own journal', () => {
   expect(RunJournal.open(dir, { ...run, layout: undefined }, true).finished.size).toBe(0);
 });
 
+describe('runs named by what they serve', () => {
+  const { model: _model, ...rest } = run;
+  const served = { ...rest, served: { modelSha256: 'a'.repeat(64) } };
+
+  test('a journal written before `served` resumes under the identity of that time', () => {
+    RunJournal.open(dir, run, false).journal.append(result('t1', 'none'));
+    expect(RunJournal.open(dir, served, true, run).finished.size).toBe(1);
+    // Without the old identity, or with another one, it is another run.
+    expect(() => RunJournal.open(dir, served, true)).toThrow(/differs in model, served/);
+    expect(() => RunJournal.open(dir, served, true, { ...run, model: '/other.gguf' })).toThrow(/differs in model/);
+  });
+
+  test('a journal with `served` is compared by content, never by the old identity', () => {
+    RunJournal.open(dir, served, false).journal.append(result('t1', 'none'));
+    expect(RunJournal.open(dir, served, true, { ...run, model: '/renamed.gguf' }).finished.size).toBe(1);
+    const otherBytes = { ...rest, served: { modelSha256: 'b'.repeat(64) } };
+    expect(() => RunJournal.open(dir, otherBytes, true, run)).toThrow(/differs in served/);
+    expect(() => borrowResults(dir, { ...otherBytes, policies: ['none'] }, [{ policy: 'none' }], run)).toThrow(/differs in served/);
+  });
+});
+
 describe('borrowResults (--reuse)', () => {
   const lender = { ...run, policies: ['none', 'full', 'auto'] };
   const borrower = { ...run, policies: ['none', 'full', 'reposhapley'], needThreshold: 0.3 };

@@ -7,6 +7,10 @@
  * refused rather than mixed in, since pairing results of different runs would be meaningless.
  * A last line cut off mid-write is ignored: that task simply runs again.
  *
+ * A run names its model and adapter by content (`served`, servedFiles.ts), not by the flags that
+ * named them. A journal written before runs did so names them by path; such a journal is compared
+ * with the run's identity of that time (`legacyRun`: the paths, no `served`), so it still resumes.
+ *
  * `--reuse DIR` borrows from another run's journal the arms both runs share, when the two differ
  * only in which policies ran (and t_c, which then limits the loan to the policies that never read
  * it): a dev bench of `none,full,reposhapley` need not measure again the `none` and `full` a run
@@ -31,6 +35,9 @@ export type FinishedResults = ReadonlyMap<string, TaskResult>;
 
 export const JOURNAL_FILE = 'journal.jsonl';
 
+/** The identity key holding the content hashes of the files a run serves (servedFiles.ts). */
+export const SERVED_KEY = 'served';
+
 /** The key of one (arm, task) pair. */
 export function resultKey(arm: ArmName, taskId: string): string {
   return `${arm}\u0000${taskId}`;
@@ -45,7 +52,7 @@ export class RunJournal {
    * results are returned; without it, an existing journal is an error (a resumable run would be
    * overwritten by accident otherwise).
    */
-  static open(dir: string, run: RunIdentity, resume: boolean): { journal: RunJournal; finished: FinishedResults } {
+  static open(dir: string, run: RunIdentity, resume: boolean, legacyRun?: RunIdentity): { journal: RunJournal; finished: FinishedResults } {
     const file = path.join(dir, JOURNAL_FILE);
     mkdirSync(dir, { recursive: true });
     if (!existsSync(file)) {
@@ -55,7 +62,7 @@ export class RunJournal {
     if (!resume) {
       throw new JournalError(`${file} exists: pass --resume to continue that run, or another --out for a new one`);
     }
-    return { journal: new RunJournal(file), finished: readJournal(file, run) };
+    return { journal: new RunJournal(file), finished: readJournal(file, run, legacyRun) };
   }
 
   /** Records one result; synchronous so that a kill right after loses nothing already scored. */
@@ -75,10 +82,10 @@ const BORROWABLE_DIFFERENCES = new Set(['policies', 'needThreshold']);
  * this one but for its policies (and t_c). Anything else that differs refuses the loan: the
  * results would not pair.
  */
-export function borrowResults(dir: string, run: RunIdentity, arms: readonly Arm[]): TaskResult[] {
+export function borrowResults(dir: string, run: RunIdentity, arms: readonly Arm[], legacyRun?: RunIdentity): TaskResult[] {
   const file = path.join(dir, JOURNAL_FILE);
   if (!existsSync(file)) throw new JournalError(`${file} does not exist: --reuse names the report folder of a journaled run`);
-  const { differing, results } = compareJournal(file, run);
+  const { differing, results } = compareJournal(file, run, legacyRun);
   const blocking = differing.filter((key) => !BORROWABLE_DIFFERENCES.has(key));
   if (blocking.length > 0) {
     throw new JournalError(`${file} is another run (it differs in ${blocking.join(', ')}): only a run that differs in its policies or t_c lends results`);
@@ -108,8 +115,8 @@ export class JournalError extends Error {
 }
 
 /** The results of a journal written by the same run. */
-function readJournal(file: string, run: RunIdentity): Map<string, TaskResult> {
-  const { differing, results } = compareJournal(file, run);
+function readJournal(file: string, run: RunIdentity, legacyRun?: RunIdentity): Map<string, TaskResult> {
+  const { differing, results } = compareJournal(file, run, legacyRun);
   if (differing.length > 0) {
     throw new JournalError(`${file} belongs to another run (it differs in ${differing.join(', ')}): resume with the same flags, or use another --out`);
   }
@@ -118,13 +125,16 @@ function readJournal(file: string, run: RunIdentity): Map<string, TaskResult> {
 
 /**
  * A journal's measured results, and the keys in which its run differs from `run` (undefined
- * fields of `run` compare as JSON drops them).
+ * fields of `run` compare as JSON drops them). A journal without `served` was written before runs
+ * recorded it, and is compared with `legacyRun` when there is one.
  */
-function compareJournal(file: string, run: RunIdentity): { differing: string[]; results: Map<string, TaskResult> } {
+function compareJournal(file: string, run: RunIdentity, legacyRun?: RunIdentity): { differing: string[]; results: Map<string, TaskResult> } {
   const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
   const header = parseLine(lines[0]) as Partial<JournalHeader> | undefined;
   if (header?.journal !== 'reposhapley-bench') throw new JournalError(`${file} is not a bench journal`);
-  const differing = differingKeys(header.run ?? {}, parseLine(JSON.stringify(run)) as RunIdentity);
+  const recorded = header.run ?? {};
+  const expected = legacyRun && !(SERVED_KEY in recorded) ? legacyRun : run;
+  const differing = differingKeys(recorded, parseLine(JSON.stringify(expected)) as RunIdentity);
   return { differing, results: readResults(lines) };
 }
 

@@ -23,12 +23,21 @@ export function sidecarPath(filePath: string): string {
  * mtime. Synchronous and cheap: two stats and one small read. Anything unreadable counts as false.
  */
 export function hasVerifiedMark(filePath: string, sha256: string): boolean {
+  return verifiedHash(filePath) === sha256;
+}
+
+/**
+ * The hash `filePath` was verified against, when its sidecar still describes it (same size and
+ * mtime); undefined when there is no mark, it is unreadable, or the file changed since.
+ */
+export function verifiedHash(filePath: string): string | undefined {
   try {
     const mark = JSON.parse(readFileSync(sidecarPath(filePath), 'utf8')) as Partial<VerifiedMark>;
     const stats = statSync(filePath);
-    return mark.sha256 === sha256 && mark.size === stats.size && mark.mtimeMs === stats.mtimeMs;
+    const current = typeof mark.sha256 === 'string' && mark.size === stats.size && mark.mtimeMs === stats.mtimeMs;
+    return current ? mark.sha256 : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
