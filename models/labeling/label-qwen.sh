@@ -4,7 +4,7 @@
 # then labels in the background. Ids already labeled, in the cache folder or in the labels committed
 # with the control pack (models/control/qwen2.5-coder-0.5b/labels/*.jsonl.gz), are skipped.
 #
-#   models/labeling/label-qwen.sh [--shard i/N] [--threads 2] [--targets-per-package 6]
+#   models/labeling/label-qwen.sh [--shard i/N] [--threads 2] [--targets-per-package 6] [--kinds api]
 #   tail -f ~/.cache/reposhapley/labels-qwen2.5-coder-0.5b/labeler.log
 #   models/labeling/label-qwen.sh --commit     # stop, and compress the new labels into the pack folder
 #

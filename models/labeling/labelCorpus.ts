@@ -17,7 +17,7 @@ import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { promptBudgets } from '../../bench/src/cliNumbers.js';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_SETTINGS, type PromptBudgets } from '../../shared/settings.js';
 import { findBundledModel, modelFileFromArgument } from '../../server/src/completion/modelChoice.js';
 import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
@@ -31,7 +31,7 @@ import { createStreamLogger } from '../../server/src/util/logger.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir, type CorpusPackage } from '../corpus/corpusReader.js';
 import { isValidationPackage } from '../corpus/splits.js';
 import { openRepository } from '../data/repositoryTools.js';
-import { drawTargets, type Target } from '../data/targets.js';
+import { drawTargets, TARGET_KINDS, type Target, type TargetKind } from '../data/targets.js';
 import { prepareTarget, targetFits, type PromptSettings, type RepositoryTools } from '../data/trainingSequences.js';
 import { DEFAULT_CHUNKSHAPLEY_OPTIONS, runChunkShapley, type ChunkShapleyResult } from './chunkShapley.js';
 import { labelRecord, readLabelFolder, type LabelGenerator, type LabelRecord } from './labelRecord.js';
@@ -49,6 +49,8 @@ interface Options {
   /** Label the validation packages before the training ones. */
   validationFirst?: boolean;
   only?: string;
+  /** Label only these kinds of target (the others of the same draw are left for later). */
+  kinds: TargetKind[];
   limit: number;
   threads: number;
   layout?: LayoutName;
@@ -81,7 +83,8 @@ async function main(): Promise<void> {
   const generator = { model: path.basename(basePath), ...(widened ? { matmulWeights: 'q8_0' as const } : {}), layout: layout.name, budgets: options.budgets ?? DEFAULT_SETTINGS.budgets };
   process.stderr.write(`generator ${generator.model}, layout ${generator.layout}, budgets ${JSON.stringify(generator.budgets)}\n`);
   const run = new LabelRun(model, await model.createSession(), layout, generator, outFile, done, options, (id) => fnv1a(id) % shardCount === shardIndex);
-  const estimate = Math.ceil((packages.length * options.targetsPerPackage) / shardCount);
+  const share = options.kinds.reduce((sum, kind) => sum + MIX[kind], 0);
+  const estimate = Math.ceil((packages.length * options.targetsPerPackage * share) / shardCount);
   run.bar.start(Math.min(options.limit, estimate), 0, { labeled: 0, discarded: 0 });
   try {
     for (const pkg of packages) {
@@ -132,7 +135,7 @@ class LabelRun {
         : this.options.targetsPerPackage;
       const drawn = drawTargets(repo.index, pkg.name, count, MIX, repo.parser);
       const fits = (target: Target) => targetFits(this.tokenizer.text(target.text), DEFAULT_SETTINGS.maxTokens);
-      for (const target of labelUniverse(drawn, count, MIX, fits)) {
+      for (const target of labelUniverse(drawn, count, MIX, fits, this.options.kinds)) {
         if (this.count >= this.options.limit) break;
         await this.labelTarget(repo, pkg.name, target);
       }
@@ -200,6 +203,15 @@ function committedLabelsDir(model: string | undefined): string | undefined {
   return existsSync(dir) ? dir : undefined;
 }
 
+function targetKinds(value: string): TargetKind[] {
+  const kinds = value.split(',').map((k) => k.trim()).filter(Boolean);
+  const unknown = kinds.filter((k) => !(TARGET_KINDS as readonly string[]).includes(k));
+  if (kinds.length === 0 || unknown.length > 0) {
+    throw new InvalidArgumentError(`--kinds takes some of ${TARGET_KINDS.join(', ')}, got ${value}`);
+  }
+  return kinds as TargetKind[];
+}
+
 function parseShard(spec: string): [number, number] {
   const match = /^(\d+)\/(\d+)$/.exec(spec);
   const [index, count] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
@@ -218,6 +230,7 @@ function parseOptions(): Options {
     .option('--validation-targets-per-package <n>', 'targets per validation package (default: --targets-per-package)', (v) => Number(v))
     .option('--validation-first', 'label the validation packages before the training ones')
     .option('--only <names>', 'comma-separated packages')
+    .option('--kinds <list>', 'comma-separated target kinds to label (line, api, block); the draw stays the full mix\'s', targetKinds, [...TARGET_KINDS])
     .option('--limit <n>', 'stop after n instances this run', (v) => Number(v), Number.POSITIVE_INFINITY)
     .option('--threads <n>', 'model threads', (v) => Number(v), 2)
     .addOption(new Option('--layout <name>', 'prompt layout (default: the one the server picks for the model)').choices(['reposhapley', 'repo-fim', 'repo-fim-line', 'plain-fim']))

@@ -19,6 +19,13 @@ test('per kind, the first targets of the draw that fit, as many as the mix asks'
   expect(chosen.filter((t) => t.kind === 'block')).toHaveLength(4);
 });
 
+test('narrowed to some kinds, the same targets of those kinds and none of the others', () => {
+  const all = labelUniverse(drawn, 20, mix, fits);
+  const apiOnly = labelUniverse(drawn, 20, mix, fits, ['api']);
+  expect(apiOnly).toEqual(all.filter((t) => t.kind === 'api'));
+  expect(labelUniverse(drawn, 20, mix, fits, ['block', 'line'])).toEqual(all.filter((t) => t.kind !== 'api'));
+});
+
 test('instance ids are the ones label records carry (1-based line and column)', () => {
   // Changing this format would make every committed record look unlabeled to the resume check.
   expect(instanceId('python3-x', target('api', 301))).toBe('python3-x/pkg/m.py:302:5:api');

@@ -4,16 +4,21 @@
  * shard. `--shard i/N` then takes the ids whose hash is i mod N of that one list, so N machines
  * together label exactly what one machine would (until 2026-12-01 each shard filled its own
  * quota, and N shards labeled N times as many instances, further down the draw).
+ *
+ * `kinds` narrows the labeling to some kinds (`--kinds api`) without changing their targets: the
+ * draw (and so each kind's list) is made with the full mix either way. The kinds share one seeded
+ * stream, line first, so only line targets are a prefix of a larger `perRepository`'s; API and
+ * block targets change with it (each record is self-contained, so none is lost).
  */
 import type { Target, TargetKind } from '../data/targets.js';
 import { TARGET_KINDS } from '../data/targets.js';
 
 export function labelUniverse(
   drawn: Record<TargetKind, Target[]>, perRepository: number, mix: Record<TargetKind, number>,
-  fits: (target: Target) => boolean,
+  fits: (target: Target) => boolean, kinds: readonly TargetKind[] = TARGET_KINDS,
 ): Target[] {
   const chosen: Target[] = [];
-  for (const kind of TARGET_KINDS) {
+  for (const kind of TARGET_KINDS.filter((k) => kinds.includes(k))) {
     const wanted = Math.round(perRepository * mix[kind]);
     let found = 0;
     // `fits` tokenizes; the draw holds three times the quota, so stop once it is met.
