@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { LAYOUT_PREFERENCES, POLICY_NAMES, type LayoutPreference, type PolicyName, type PromptBudgets } from '../../shared/settings.js';
-import { nonNegativeInt, positiveInt, promptBudgets } from './cliNumbers.js';
+import { listOf, nonNegativeInt, positiveInt, promptBudgets } from './cliNumbers.js';
 import { parsePackageList } from './debianPackages.js';
 import { ModelUnavailableError } from './driver/driveTasks.js';
 import { JournalError } from './driver/journal.js';
@@ -18,16 +18,6 @@ import { DEFAULT_PACKAGE_LIST, REPO_ROOT, REPORTS_DIR } from './repoPaths.js';
 import { timestampFolder } from './report/writeReport.js';
 import { runBench, type BenchOptions } from './runBench.js';
 import { TASK_TYPES, type TaskType } from './tasks/types.js';
-
-/** A comma list whose items must be in `allowed`. */
-function listOf<T extends string>(allowed: readonly T[], what: string) {
-  return (value: string): T[] => {
-    const items = value.split(',').map((item) => item.trim()).filter(Boolean);
-    const unknown = items.filter((item) => !allowed.includes(item as T));
-    if (unknown.length > 0 || items.length === 0) throw new InvalidArgumentError(`${what} must be from ${allowed.join(', ')}; got ${value}`);
-    return [...new Set(items)] as T[];
-  };
-}
 
 function unitInterval(value: string): number {
   const n = Number(value);

@@ -1,5 +1,5 @@
 /**
- * Number parsers for the benchmark CLIs' commander options. A bad value is reported by commander
+ * Number and list parsers for the benchmark and model CLIs' commander options. A bad value is reported by commander
  * as `error: option '--edits <n>' argument 'abc' is invalid. expected ...` with exit code 1,
  * instead of silently falling back to the default.
  */
@@ -48,6 +48,16 @@ export function numberList(item: (value: string) => number) {
       if (error instanceof InvalidArgumentError) throw new InvalidArgumentError(`${error.message} in the list ${value}`);
       throw error;
     }
+  };
+}
+
+/** A comma list whose items must be in `allowed`, each once. */
+export function listOf<T extends string>(allowed: readonly T[], what: string) {
+  return (value: string): T[] => {
+    const items = value.split(',').map((item) => item.trim()).filter(Boolean);
+    const unknown = items.filter((item) => !allowed.includes(item as T));
+    if (unknown.length > 0 || items.length === 0) throw new InvalidArgumentError(`${what} must be from ${allowed.join(', ')}; got ${value}`);
+    return [...new Set(items)] as T[];
   };
 }
 

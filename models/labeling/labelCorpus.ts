@@ -15,9 +15,9 @@ import { existsSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { promptBudgets } from '../../bench/src/cliNumbers.js';
+import { listOf, promptBudgets } from '../../bench/src/cliNumbers.js';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_SETTINGS, type PromptBudgets } from '../../shared/settings.js';
 import { findBundledModel, modelFileFromArgument } from '../../server/src/completion/modelChoice.js';
 import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
@@ -203,15 +203,6 @@ function committedLabelsDir(model: string | undefined): string | undefined {
   return existsSync(dir) ? dir : undefined;
 }
 
-function targetKinds(value: string): TargetKind[] {
-  const kinds = value.split(',').map((k) => k.trim()).filter(Boolean);
-  const unknown = kinds.filter((k) => !(TARGET_KINDS as readonly string[]).includes(k));
-  if (kinds.length === 0 || unknown.length > 0) {
-    throw new InvalidArgumentError(`--kinds takes some of ${TARGET_KINDS.join(', ')}, got ${value}`);
-  }
-  return kinds as TargetKind[];
-}
-
 function parseShard(spec: string): [number, number] {
   const match = /^(\d+)\/(\d+)$/.exec(spec);
   const [index, count] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
@@ -230,7 +221,7 @@ function parseOptions(): Options {
     .option('--validation-targets-per-package <n>', 'targets per validation package (default: --targets-per-package)', (v) => Number(v))
     .option('--validation-first', 'label the validation packages before the training ones')
     .option('--only <names>', 'comma-separated packages')
-    .option('--kinds <list>', 'comma-separated target kinds to label (line, api, block); the draw stays the full mix\'s', targetKinds, [...TARGET_KINDS])
+    .option('--kinds <list>', 'comma-separated target kinds to label (line, api, block); the draw stays the full mix\'s', listOf(TARGET_KINDS, 'kinds'), [...TARGET_KINDS])
     .option('--limit <n>', 'stop after n instances this run', (v) => Number(v), Number.POSITIVE_INFINITY)
     .option('--threads <n>', 'model threads', (v) => Number(v), 2)
     .addOption(new Option('--layout <name>', 'prompt layout (default: the one the server picks for the model)').choices(['reposhapley', 'repo-fim', 'repo-fim-line', 'plain-fim']))

@@ -6,7 +6,7 @@
  * lends to one that named the same file, and a pack updated under an interrupted run is caught
  * rather than mixed in.
  */
-import { planModel, type ModelPlanInputs } from '../../../server/src/completion/modelChoice.js';
+import { candidateAdapter, planModel, type ModelPlanInputs } from '../../../server/src/completion/modelChoice.js';
 import { sha256File } from '../../../server/src/modelStore/verify.js';
 import { verifiedHash } from '../../../server/src/modelStore/sidecar.js';
 import { DEFAULT_SETTINGS, type SettingsPatch } from '../../../shared/settings.js';
@@ -32,8 +32,7 @@ export async function servedFiles(settings: SettingsPatch, inputs: ModelPlanInpu
   }, inputs);
   const first = plan.candidates[0];
   if (!first || first.remote) return undefined;
-  // The adapter setting applies to the model asked for, never to a fallback (settings.ts).
-  const adapter = first.isFallback ? undefined : settings.adapterPath || first.adapterPath;
+  const adapter = candidateAdapter(first, settings.adapterPath);
   return {
     modelSha256: await fileSha256(first.path),
     ...(adapter ? { adapterSha256: await fileSha256(adapter) } : {}),

@@ -35,6 +35,15 @@ export interface ModelCandidate {
   hashPinned?: boolean;
 }
 
+/**
+ * The LoRA adapter a candidate loads with: the adapterPath setting, else the one its control pack
+ * trained for it. An adapter is trained on one model: the fallback and a model server run without.
+ */
+export function candidateAdapter(candidate: ModelCandidate, adapterSetting: string | undefined): string | undefined {
+  if (candidate.isFallback || candidate.remote) return undefined;
+  return adapterSetting || candidate.adapterPath;
+}
+
 /** Files to try in order, and why the first is a fallback, when it is. */
 export interface ModelPlan {
   candidates: ModelCandidate[];

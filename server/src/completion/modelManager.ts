@@ -10,7 +10,7 @@ import type { CompletionSettings, LayoutPreference } from '../../../shared/setti
 import type { CompletionModel, LoadModelOptions, LoadModelResult } from '../model/completionModel.js';
 import { chooseLayout, type PromptLayout } from '../prompt/layouts.js';
 import { controlPackManifest } from '../modelStore/controlPack.js';
-import { findBundledModel, planModel, type ModelCandidate, type ModelPlanInputs } from './modelChoice.js';
+import { candidateAdapter, findBundledModel, planModel, type ModelCandidate, type ModelPlanInputs } from './modelChoice.js';
 import { fileStamp } from '../util/fileStamp.js';
 import type { Logger } from '../util/logger.js';
 import type { Mutex } from '../util/mutex.js';
@@ -98,13 +98,9 @@ interface FailedLoad {
   remote?: boolean;
 }
 
-/**
- * The LoRA adapter a candidate loads with: the adapterPath setting, else the one its control pack
- * trained for it. An adapter is trained on one model: the fallback and a model server run without.
- */
+/** The LoRA adapter a candidate loads with, as load options (candidateAdapter). */
 function adapterFor(candidate: ModelCandidate, request: LoadRequest): Pick<LoadModelOptions, 'adapterPath'> {
-  if (candidate.isFallback || candidate.remote) return {};
-  const adapterPath = request.adapterPath ?? candidate.adapterPath;
+  const adapterPath = candidateAdapter(candidate, request.adapterPath);
   return adapterPath ? { adapterPath } : {};
 }
 
