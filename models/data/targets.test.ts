@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPythonParser, type PythonParser } from '../../server/src/indexing/parser.js';
-import type { Definition, FileIndex, IndexView } from '../../server/src/indexing/types.js';
+import type { Definition, FileIndex, ImportRecord, IndexView } from '../../server/src/indexing/types.js';
 import { seededRandom, sample } from './random.js';
 import { blockBodyEnd, drawTargets, findTargets, MAX_BLOCK_LINES, type Target, type TargetKind } from './targets.js';
 
@@ -24,10 +24,10 @@ const SOURCE = [
   'x = 1  # ok',                       // 10
 ].join('\n');
 
-function fileIndex(text: string, references: Record<string, number[]>): FileIndex {
+function fileIndex(text: string, references: Record<string, number[]>, imports: ImportRecord[] = []): FileIndex {
   return {
     relPath: 'app/checkout.py', absPath: '/w/app/checkout.py', text, lines: text.split('\n'), version: 1, fromBuffer: false,
-    windows: [], structural: [], definitions: [], imports: [], references: new Map(Object.entries(references)), hasSyntaxErrors: false,
+    windows: [], structural: [], definitions: [], imports, references: new Map(Object.entries(references)), hasSyntaxErrors: false,
   };
 }
 
@@ -41,9 +41,15 @@ function view(definitions: Partial<Definition>[]): IndexView {
 describe('findTargets', () => {
   let found: Record<TargetKind, Target[]>;
   beforeAll(() => {
+    // `len` is also defined in another file, but nothing here imports it: a builtin call, not API.
     found = findTargets(
-      fileIndex(SOURCE, { Cart: [0, 3], len: [3], checkout: [] }),
-      view([{ name: 'Cart', relPath: 'shop/cart.py', kind: 'class' }, { name: 'len', relPath: 'app/checkout.py', kind: 'function' }]),
+      fileIndex(SOURCE, { Cart: [0, 3], len: [3], checkout: [] }, [
+        { module: 'shop.cart', names: [{ name: 'Cart' }], line: 0, resolvedPath: 'shop/cart.py' },
+      ]),
+      view([
+        { name: 'Cart', qualifiedName: 'Cart', relPath: 'shop/cart.py', kind: 'class' },
+        { name: 'len', qualifiedName: 'len', relPath: 'shop/util.py', kind: 'function' },
+      ]),
       parser,
     );
   });
@@ -55,8 +61,21 @@ describe('findTargets', () => {
     expect(found.line.map((t) => t.line)).toEqual([0, 2, 3, 4, 5, 8, 10]);
   });
 
-  test('api targets: calls of names defined in another file, from the name on; imports are not calls', () => {
+  test('api targets: calls that resolve through an import to another file, from the call on (the bench\'s rule)', () => {
     expect(found.api.map((t) => [t.line, t.character, t.text])).toEqual([[3, 11, 'Cart(len(items))']]);
+  });
+
+  test('api targets: a module\'s function called through the module starts at the module\'s name', () => {
+    const source = 'import shop.cart as c\n\nbox = c.Cart(1)\nn = len(box)\n';
+    const api = findTargets(
+      fileIndex(source, { c: [2], len: [3] }, [{ module: 'shop.cart', alias: 'c', names: [], line: 0, resolvedPath: 'shop/cart.py' }]),
+      view([
+        { name: 'Cart', qualifiedName: 'Cart', relPath: 'shop/cart.py', kind: 'class' },
+        { name: 'len', qualifiedName: 'len', relPath: 'shop/util.py', kind: 'function' },
+      ]),
+      parser,
+    ).api;
+    expect(api.map((t) => [t.line, t.character, t.text])).toEqual([[2, 6, 'c.Cart(1)']]);
   });
 
   test('block targets: whole bodies after a colon, cursor after the first body line\'s indentation', () => {

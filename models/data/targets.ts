@@ -1,8 +1,12 @@
 /**
  * Completion targets, sampled like RepoEval's three task kinds (RepoShapley §4.1):
  *   line   the rest of a line, cursor after its indentation
- *   api    the rest of a line from a call of a function or class defined in another file of
- *          the same repository, cursor at the called name (the cross-file evidence case)
+ *   api    the rest of a line from a call that resolves, through the file's imports, to a function
+ *          or class defined in another file of the same repository, cursor at the start of the
+ *          call: the bench's RepoEval API-level rule (bench/src/tasks/apiTasks.ts), the
+ *          cross-file evidence case. (Until 2026-12-05 any call of a name that some other file
+ *          defined counted, so `str(...)` was an API target wherever a module defined `str`:
+ *          35 % of the API records labeled by then resolve to no cross-file definition.)
  *   block  a whole body, cursor on its first statement after the indentation, from two sources
  *          drawn half and half: function bodies of 3–15 lines after the docstring, exactly the
  *          bench's RepoEval function-level rule (bench/src/tasks/blockTasks.ts), and the bodies of
@@ -11,6 +15,7 @@
  * A target is a span [start, end) of the file text; the document the model sees is the text
  * without it, exactly what an editor buffer holds before the user types it.
  */
+import { apiSpans } from '../../bench/src/tasks/apiTasks.js';
 import { blockSpans } from '../../bench/src/tasks/blockTasks.js';
 import { proseRows } from '../../bench/src/tasks/lineTasks.js';
 import type { PythonParser, Tree } from '../../server/src/indexing/parser.js';
@@ -62,17 +67,10 @@ export function findTargets(file: FileIndex, view: IndexView, parser: PythonPars
       if (body.trim().length >= 3 && !body.startsWith('#') && !prose.has(line)) found.line.push(make('line', line, indentOf(text), line));
     });
     found.block = blockTargets(file, tree, make);
+    found.api = apiSpans(file, tree, view).map((span) => make('api', span.start.line, span.start.character, span.start.line));
   } finally {
     tree.delete();
   }
-  for (const [name, lines] of file.references) {
-    if (!definedElsewhere(view, name, file.relPath)) continue;
-    for (const line of lines) {
-      const column = callColumn(file.lines[line]!, name);
-      if (column !== undefined) found.api.push(make('api', line, column, line));
-    }
-  }
-  found.api.sort((a, b) => a.start - b.start);
   return found;
 }
 
@@ -133,21 +131,6 @@ export function blockBodyEnd(lines: readonly string[], header: number): number |
     last = i;
   }
   return last - header <= MAX_BLOCK_LINES ? last : undefined;
-}
-
-function definedElsewhere(view: IndexView, name: string, relPath: string): boolean {
-  return view.definitionsNamed(name).some((d) => d.relPath !== relPath && d.kind !== 'method');
-}
-
-/** Column of `name(` as a whole identifier on a line that does not define it, or undefined. */
-function callColumn(line: string, name: string): number | undefined {
-  if (/^\s*(def|class|import|from)\s/.test(line) || line.trimStart().startsWith('#')) return undefined;
-  const match = new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(name)}\\s*\\(`).exec(line);
-  return match ? match.index : undefined;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
