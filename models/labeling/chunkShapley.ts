@@ -95,7 +95,7 @@ export async function runChunkShapley(
 }
 
 /** ℓ(C) = log p(Y | C) / |Y| (§3.2); `kept` undefined is the no-retrieval context. */
-async function normalizedLikelihood(
+export async function normalizedLikelihood(
   session: ModelSession, input: ChunkShapleyInput, kept: number[] | undefined, signal?: AbortSignal,
 ): Promise<number> {
   const prompt = toTokenIds(promptSegments(input, kept), input.special);
