@@ -39,7 +39,6 @@ import { readGgufHeader, readTensorBytes } from '../../server/src/model/gguf/ggu
 import { decodeTensorData, float32ToFloat16Bits, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
 import { cachedDerivedModel } from '../../server/src/modelStore/cacheDir.js';
-import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
 import { chooseLayout, type PromptLayout } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { specialId, type SpecialRole } from '../../server/src/prompt/segments.js';
@@ -47,12 +46,11 @@ import { createStreamLogger } from '../../server/src/util/logger.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusReader.js';
 import { LABEL_SOURCES, type LabelSource } from '../data/distillSequences.js';
 import { openRepository } from '../data/repositoryTools.js';
-import { readLabelsByRepository } from '../labeling/rebuildInstance.js';
+import { DEFAULT_LABEL_MODEL, defaultLabelFolders, readLabelsByRepository } from '../labeling/rebuildInstance.js';
 import { generationStates } from './generationStates.js';
 import { instanceSequences, TRIGGER_TARGETS, type InstanceFields, type InstanceSequences, type TriggerTarget } from './instanceSequences.js';
 import { PACK_TOKEN_TEXTS } from './packFiles.js';
 
-const DEFAULT_MODEL = 'qwen2.5-coder-0.5b';
 
 /**
  * What the states in a features folder mean; a folder of another format is refused, never mixed.
@@ -265,8 +263,8 @@ function resolveModel(value: string): string {
 function parseOptions(): Options {
   const options = new Command()
     .option('--labels <dirs>', 'label folders, comma-separated (*.jsonl, *.jsonl.gz)',
-      [path.join(controlPacksDir(), DEFAULT_MODEL, 'labels'), path.join(defaultCacheDir(), `labels-${DEFAULT_MODEL}`)].join(','))
-    .option('--model <name|file>', 'the derived model (catalog name or GGUF)', DEFAULT_MODEL)
+      defaultLabelFolders())
+    .option('--model <name|file>', 'the derived model (catalog name or GGUF)', DEFAULT_LABEL_MODEL)
     .option('--source <name>', `labels: ${LABEL_SOURCES.join(' | ')}`, 'shapley')
     .option('--out <dir>', 'output folder (default <cache>/control-features-<source>)')
     .option('--manifest <file>', 'corpus manifest', DEFAULT_MANIFEST)

@@ -18,20 +18,16 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { concordantPairs } from '../../bench/src/metrics/ranking.js';
 import { resolveCallee } from '../../bench/src/tasks/callResolution.js';
 import { createPythonParser, type PythonParser, type SyntaxNode } from '../../server/src/indexing/parser.js';
 import type { Definition, FileIndex, IndexView } from '../../server/src/indexing/types.js';
 import { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
-import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
 import { importOutline } from '../../server/src/retrieval/structural.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { defaultCorpusDir } from '../corpus/corpusReader.js';
 import type { LabelRecord } from './labelRecord.js';
-import { readLabelsByRepository } from './rebuildInstance.js';
-
-const DEFAULT_MODEL = 'qwen2.5-coder-0.5b';
+import { defaultLabelFolders, readLabelsByRepository } from './rebuildInstance.js';
 
 /** One API record and, when its call resolves to another file, which candidates cover the definition. */
 export interface ResolvedRecord {
@@ -181,7 +177,7 @@ async function main(): Promise<void> {
   const options = new Command()
     .description("Whether the labels rank an API call's definition above the other candidates (no model calls).")
     .option('--labels <dirs>', 'label folders, comma-separated (*.jsonl, *.jsonl.gz)',
-      [path.join(controlPacksDir(), DEFAULT_MODEL, 'labels'), path.join(defaultCacheDir(), `labels-${DEFAULT_MODEL}`)].join(','))
+      defaultLabelFolders())
     .option('--corpus <dir>', 'corpus folder (models/corpus/fetch-corpus.sh fills it)', defaultCorpusDir())
     .parse()
     .opts<{ labels: string; corpus: string }>();

@@ -17,15 +17,11 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
-import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { ORACLES, oracleTable, type Oracle, type OracleRow } from '../../bench/src/oracleTable.js';
-import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
 import type { LabelRecord } from './labelRecord.js';
 import { bestCoalition } from './labels.js';
 import { maskOf, popcount } from './shapley.js';
-import { readLabelsByRepository } from './rebuildInstance.js';
-
-const DEFAULT_MODEL = 'qwen2.5-coder-0.5b';
+import { defaultLabelFolders, readLabelsByRepository } from './rebuildInstance.js';
 
 type Decoded = { es: number; em: boolean; kept: number };
 
@@ -110,7 +106,7 @@ async function main(): Promise<void> {
   const options = new Command()
     .description('The oracle table from the labels (no model calls).')
     .option('--labels <dirs>', 'label folders, comma-separated (*.jsonl, *.jsonl.gz)',
-      [path.join(controlPacksDir(), DEFAULT_MODEL, 'labels'), path.join(defaultCacheDir(), `labels-${DEFAULT_MODEL}`)].join(','))
+      defaultLabelFolders())
     .parse()
     .opts<{ labels: string }>();
   const records = [...(await readLabelsByRepository(options.labels.split(','))).values()].flat();

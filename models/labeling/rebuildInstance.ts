@@ -4,10 +4,21 @@
  * A record whose file, target or packed candidates differ today is refused (stale), never
  * relabeled silently.
  */
+import path from 'node:path';
+import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { clampedOffset } from '../../server/src/indexing/textEdits.js';
+import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
 import type { Target } from '../data/targets.js';
 import { prepareTarget, type PreparedTarget, type PromptSettings, type RepositoryTools } from '../data/trainingSequences.js';
 import { readLabelFolder, type LabelRecord } from './labelRecord.js';
+
+/** The model whose label set the tools read by default. */
+export const DEFAULT_LABEL_MODEL = 'qwen2.5-coder-0.5b';
+
+/** Its label folders, comma-separated: the records committed with its control pack, then the labeler's cache. */
+export function defaultLabelFolders(model = DEFAULT_LABEL_MODEL): string {
+  return [path.join(controlPacksDir(), model, 'labels'), path.join(defaultCacheDir(), `labels-${model}`)].join(',');
+}
 
 /** Label records of the folders, deduplicated by id (the last wins), grouped by repository in name order. */
 export async function readLabelsByRepository(dirs: string | readonly string[]): Promise<Map<string, LabelRecord[]>> {

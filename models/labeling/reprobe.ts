@@ -22,7 +22,6 @@ import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { modelFileFromArgument } from '../../server/src/completion/modelChoice.js';
 import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
-import { controlPacksDir } from '../../server/src/modelStore/controlPack.js';
 import { widenedModel } from '../../server/src/modelStore/widenedModel.js';
 import { layoutByName } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
@@ -32,9 +31,7 @@ import { openRepository } from '../data/repositoryTools.js';
 import { normalizedLikelihood } from './chunkShapley.js';
 import { resolveRecord } from './labelEvidence.js';
 import type { LabelRecord } from './labelRecord.js';
-import { readLabelsByRepository, rebuildInstance } from './rebuildInstance.js';
-
-const DEFAULT_MODEL = 'qwen2.5-coder-0.5b';
+import { defaultLabelFolders, readLabelsByRepository, rebuildInstance } from './rebuildInstance.js';
 
 /** One instance probed by the other generator, with what labelEvidence needs to pair it. */
 export interface ReprobeRecord {
@@ -192,7 +189,7 @@ async function main(): Promise<void> {
     .option('--report <file>', 'only report on a reprobe file')
     .option('--out <file>', 'reprobe file (JSON lines, resumable)', path.join(defaultCacheDir(), 'reprobe.jsonl'))
     .option('--labels <dirs>', 'label folders, comma-separated',
-      [path.join(controlPacksDir(), DEFAULT_MODEL, 'labels'), path.join(defaultCacheDir(), `labels-${DEFAULT_MODEL}`)].join(','))
+      defaultLabelFolders())
     .option('--manifest <file>', 'corpus manifest', DEFAULT_MANIFEST)
     .option('--corpus <dir>', 'corpus folder', defaultCorpusDir())
     .addOption(new Option('--retrieval <group>', 'which API records: NEED, NEED or DONE, or all').choices(['need', 'labeled', 'all']).default('need'))
