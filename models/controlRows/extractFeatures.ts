@@ -51,7 +51,6 @@ import { generationStates } from './generationStates.js';
 import { instanceSequences, TRIGGER_TARGETS, type InstanceFields, type InstanceSequences, type TriggerTarget } from './instanceSequences.js';
 import { PACK_TOKEN_TEXTS } from './packFiles.js';
 
-
 /**
  * What the states in a features folder mean; a folder of another format is refused, never mixed.
  * 2: the trigger is read where the completion starts (the no-retrieval prompt through

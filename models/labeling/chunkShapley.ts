@@ -75,8 +75,7 @@ export async function runChunkShapley(
   const emptyStart = performance.now();
   const empty = await verifyCoalition(session, input, 0, options.generation, signal);
   const emptyMs = performance.now() - emptyStart;
-  const likelihoodSingles: number[] = [];
-  for (let i = 0; i < count; i++) likelihoodSingles.push(await normalizedLikelihood(session, input, [i], signal));
+  const likelihoodSingles = await singleChunkLikelihoods(session, input, signal);
   const deltas = likelihoodSingles.map((l) => l - likelihoodEmpty);
   const shapleyStart = performance.now();
   const phi = exactShapley(surrogateGame(deltas, options.beta));
@@ -92,6 +91,13 @@ export async function runChunkShapley(
       probeMs: shapleyStart - probeStart - emptyMs, shapleyMs: verifyStart - shapleyStart, verifyMs: performance.now() - verifyStart + emptyMs,
     },
   };
+}
+
+/** ℓ({i}) for each packed candidate i alone, in order (the single-chunk probes of §3.3(a)). */
+export async function singleChunkLikelihoods(session: ModelSession, input: ChunkShapleyInput, signal?: AbortSignal): Promise<number[]> {
+  const likelihoods: number[] = [];
+  for (let i = 0; i < input.plan.packed.length; i++) likelihoods.push(await normalizedLikelihood(session, input, [i], signal));
+  return likelihoods;
 }
 
 /** ℓ(C) = log p(Y | C) / |Y| (§3.2); `kept` undefined is the no-retrieval context. */

@@ -18,10 +18,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
+import { coversDefinition, type DefinitionStart } from '../../bench/src/metrics/evidence.js';
 import { concordantPairs } from '../../bench/src/metrics/ranking.js';
 import { resolveCallee } from '../../bench/src/tasks/callResolution.js';
 import { createPythonParser, type PythonParser, type SyntaxNode } from '../../server/src/indexing/parser.js';
-import type { Definition, FileIndex, IndexView } from '../../server/src/indexing/types.js';
+import type { FileIndex, IndexView } from '../../server/src/indexing/types.js';
 import { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
 import { importOutline } from '../../server/src/retrieval/structural.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
@@ -66,14 +67,16 @@ export function callAtCursor(root: SyntaxNode, line: number, character: number):
   return undefined;
 }
 
-/** Which candidates cover `definition`, by the bench's evidence rule (bench/src/metrics/evidence.ts). */
+/** Which candidates cover `definition`, by the bench's evidence rule; a record keeps no outline's list, so it is passed. */
 export function coveringCandidates(
-  record: Pick<LabelRecord, 'path' | 'candidates'>, definition: Pick<Definition, 'relPath' | 'startLine'>,
-  outlineLists: readonly { relPath: string; startLine: number }[],
+  record: Pick<LabelRecord, 'path' | 'candidates'>, definition: DefinitionStart, outlineLists: readonly DefinitionStart[],
 ): boolean[] {
-  return record.candidates.map((c) => (isOutline(record, c)
-    ? outlineLists.some((d) => d.relPath === definition.relPath && d.startLine === definition.startLine)
-    : c.relPath === definition.relPath && c.startLine <= definition.startLine && definition.startLine < c.endLine));
+  return record.candidates.map((c) => coversDefinition({ ...c, lists: isOutline(record, c) ? outlineLists : undefined }, definition));
+}
+
+/** Pairs of a covering and a non-covering candidate where `scores` puts the covering one higher (ties half). */
+export function definitionPairs(scores: readonly number[], covering: readonly boolean[]): { wins: number; pairs: number } {
+  return concordantPairs(scores.filter((_, i) => covering[i]), scores.filter((_, i) => !covering[i]));
 }
 
 /** The record with its covering candidates, through the repository's index. */
@@ -91,7 +94,7 @@ export function resolveRecord(record: LabelRecord, view: IndexView, parser: Pyth
   }
 }
 
-function outlineListsOf(view: IndexView, file: FileIndex, cursorLine: number): { relPath: string; startLine: number }[] {
+function outlineListsOf(view: IndexView, file: FileIndex, cursorLine: number): DefinitionStart[] {
   return importOutline(view, { file, relPath: file.relPath, prefixLines: [], suffixText: '', cursorLine })?.lists ?? [];
 }
 
@@ -116,7 +119,7 @@ export function definitionEvidence(resolved: readonly ResolvedRecord[]): Definit
 }
 
 function add(ranking: Ranking, covering: readonly boolean[], scores: readonly number[]): void {
-  const { wins, pairs } = concordantPairs(scores.filter((_, i) => covering[i]), scores.filter((_, i) => !covering[i]));
+  const { wins, pairs } = definitionPairs(scores, covering);
   ranking.wins += wins;
   ranking.pairs += pairs;
   if (pairs > 0) ranking.records++;
@@ -178,7 +181,7 @@ async function main(): Promise<void> {
     .description("Whether the labels rank an API call's definition above the other candidates (no model calls).")
     .option('--labels <dirs>', 'label folders, comma-separated (*.jsonl, *.jsonl.gz)',
       defaultLabelFolders())
-    .option('--corpus <dir>', 'corpus folder (models/corpus/fetch-corpus.sh fills it)', defaultCorpusDir())
+    .option('--corpus <dir>', 'corpus folder (models/corpus/buildCorpus.js fills it; label-qwen.sh builds it when missing)', defaultCorpusDir())
     .parse()
     .opts<{ labels: string; corpus: string }>();
   const { resolved, missing } = await resolveAll(await readLabelsByRepository(options.labels.split(',')), options.corpus);

@@ -17,7 +17,6 @@ import { pathToFileURL } from 'node:url';
 import { Command, Option } from 'commander';
 import { defaultCacheDir } from '../../bench/src/debianPackages.js';
 import { average, pairedBootstrap, type Interval } from '../../bench/src/metrics/bootstrap.js';
-import { concordantPairs } from '../../bench/src/metrics/ranking.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { modelFileFromArgument } from '../../server/src/completion/modelChoice.js';
 import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
@@ -28,8 +27,8 @@ import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { createStreamLogger } from '../../server/src/util/logger.js';
 import { Corpus, DEFAULT_MANIFEST, defaultCorpusDir } from '../corpus/corpusReader.js';
 import { openRepository } from '../data/repositoryTools.js';
-import { normalizedLikelihood } from './chunkShapley.js';
-import { resolveRecord } from './labelEvidence.js';
+import { normalizedLikelihood, singleChunkLikelihoods } from './chunkShapley.js';
+import { definitionPairs, resolveRecord } from './labelEvidence.js';
 import type { LabelRecord } from './labelRecord.js';
 import { defaultLabelFolders, readLabelsByRepository, rebuildInstance } from './rebuildInstance.js';
 
@@ -98,8 +97,7 @@ async function probeRecord(
   const started = performance.now();
   const input = { plan: prepared.plan, target: prepared.y, special: model.info.special, layout };
   const likelihoodEmpty = await normalizedLikelihood(session, input, undefined);
-  const deltas: number[] = [];
-  for (let i = 0; i < prepared.plan.packed.length; i++) deltas.push((await normalizedLikelihood(session, input, [i])) - likelihoodEmpty);
+  const deltas = (await singleChunkLikelihoods(session, input)).map((likelihood) => likelihood - likelihoodEmpty);
   return {
     id: record.id, model: modelName, likelihoodEmpty, deltas, labelDeltas: record.deltas, covering, ms: performance.now() - started,
   };
@@ -131,10 +129,8 @@ export interface ReprobeComparison {
 
 /** The two generators' Δ ranking of the covering candidates, paired over the same instances. */
 export function compareReprobes(reprobes: readonly ReprobeRecord[]): ReprobeComparison {
-  const rankOf = (scores: readonly number[], covering: readonly boolean[]) =>
-    concordantPairs(scores.filter((_, i) => covering[i]), scores.filter((_, i) => !covering[i]));
   const ranked = reprobes
-    .map((r) => ({ label: rankOf(r.labelDeltas, r.covering), other: rankOf(r.deltas, r.covering) }))
+    .map((r) => ({ label: definitionPairs(r.labelDeltas, r.covering), other: definitionPairs(r.deltas, r.covering) }))
     .filter((r) => r.label.pairs > 0);
   const sum = (key: 'label' | 'other', field: 'wins' | 'pairs') => ranked.reduce((total, r) => total + r[key][field], 0);
   const perLabel = ranked.map((r) => r.label.wins / r.label.pairs);

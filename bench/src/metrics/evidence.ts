@@ -21,14 +21,23 @@ export interface CalleeEvidence {
   keepRanking?: { wins: number; pairs: number };
 }
 
+/** Where a definition starts. */
+export type DefinitionStart = { relPath: string; startLine: number };
+
+/** A candidate covers a definition when it holds the definition's first line, or (an import outline) lists it. */
+export function coversDefinition(
+  candidate: { relPath: string; startLine: number; endLine: number; lists?: readonly DefinitionStart[] }, definition: DefinitionStart,
+): boolean {
+  return candidate.lists
+    ? candidate.lists.some((d) => d.relPath === definition.relPath && d.startLine === definition.startLine)
+    : candidate.relPath === definition.relPath && candidate.startLine <= definition.startLine && definition.startLine < candidate.endLine;
+}
+
 /** Evidence of an API task's callee in a trace; undefined for tasks without a callee. */
 export function calleeEvidence(task: Pick<BenchTask, 'callee'>, trace: Pick<CompletionTrace, 'candidates'>): CalleeEvidence | undefined {
   const callee = task.callee;
   if (!callee) return undefined;
-  const covers = (c: TraceCandidate): boolean => (c.lists
-    ? c.lists.some((d) => d.relPath === callee.relPath && d.startLine === callee.startLine)
-    : c.relPath === callee.relPath && c.startLine <= callee.startLine && callee.startLine < c.endLine);
-  const covering = trace.candidates.filter(covers);
+  const covering = trace.candidates.filter((c) => coversDefinition(c, callee));
   const evidence: CalleeEvidence = { found: covering.length > 0, inPrompt: covering.some((c) => c.kept) };
   const scored = trace.candidates.filter((c) => c.keepProbability !== undefined);
   const keepOf = (candidates: readonly TraceCandidate[]): number[] => candidates.map((c) => c.keepProbability!);
