@@ -24,11 +24,14 @@ export interface ProbeModel {
   prompt: PromptSettings;
 }
 
-/** Load `modelPath` (default: the bundled model) on CPU threads, or fail with the fix. */
-export async function loadProbeModel(modelPath: string | undefined, threads: number, name: string): Promise<ProbeModel> {
+/**
+ * Load `modelPath` (default: the bundled model) on CPU threads, with a LoRA adapter where one is
+ * given (the control pack's, as the server loads it by default), or fail with the fix.
+ */
+export async function loadProbeModel(modelPath: string | undefined, threads: number, name: string, adapterPath?: string): Promise<ProbeModel> {
   const path = modelPath ?? findBundledModel();
   if (!path) throw new Error('no model: pass --model PATH');
-  const loaded = await loadLlamaModel({ path, threads, gpuLayers: 'auto' }, createStreamLogger(name, 'warn'));
+  const loaded = await loadLlamaModel({ path, threads, gpuLayers: 'auto', adapterPath }, createStreamLogger(name, 'warn'));
   if (loaded.kind !== 'ok') throw new Error(loaded.message);
   const model = loaded.model;
   return {

@@ -33,6 +33,7 @@ import { TASK_TYPES, type BenchTask, type TaskType } from './tasks/types.js';
 
 interface Options {
   model?: string;
+  adapter?: string;
   tasks: string;
   limit: number;
   seed: number;
@@ -44,6 +45,7 @@ interface Options {
 async function main(): Promise<void> {
   const options = new Command('oracle')
     .option('--model <gguf>', 'frozen generator (default: the bundled model)')
+    .option('--adapter <gguf>', 'LoRA adapter to load with the model (the control pack\'s: models/control/NAME/adapter.gguf)')
     .option('--tasks <list>', 'task types', 'line,api')
     .option('--limit <n>', 'tasks in total', (v) => Number(v), 100)
     .option('--seed <n>', 'task sampling seed (as the bench)', (v) => Number(v), 1)
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
   const types = options.tasks.split(',') as TaskType[];
   if (types.some((t) => !TASK_TYPES.includes(t))) throw new Error(`--tasks must be among ${TASK_TYPES.join(',')}`);
   const packages = options.packages?.split(',') ?? parsePackageList(readFileSync(DEFAULT_PACKAGE_LIST, 'utf8'));
-  const probe = await loadProbeModel(options.model, options.threads, 'oracle');
+  const probe = await loadProbeModel(options.model, options.threads, 'oracle', options.adapter);
   const repositories = await fetchRepositories({ packages }, createQuietProgress());
   const { tasks } = await buildTasks(repositories, { types, limit: options.limit, seed: options.seed, perFileCap: 3 });
   const rows: OracleRow[] = [];

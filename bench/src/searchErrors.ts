@@ -32,6 +32,7 @@ import { TASK_TYPES, type BenchTask, type TaskType } from './tasks/types.js';
 
 interface Options {
   model?: string;
+  adapter?: string;
   tasks: string;
   limit: number;
   seed: number;
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   const options = new Command('searchErrors')
     .description('greedy completion vs true completion likelihood, with and without retrieval, on bench tasks')
     .option('--model <gguf>', 'model (default: the bundled model)')
+    .option('--adapter <gguf>', 'LoRA adapter to load with the model (the control pack\'s: models/control/NAME/adapter.gguf)')
     .option('--tasks <list>', 'task types', 'api')
     .option('--limit <n>', 'tasks in total', positiveInt, 300)
     .option('--seed <n>', 'task sampling seed (as the bench)', (v) => Number(v), 1)
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
     .opts<Options>();
   const types = options.tasks.split(',') as TaskType[];
   if (types.some((t) => !TASK_TYPES.includes(t))) throw new Error(`--tasks must be among ${TASK_TYPES.join(',')}`);
-  const probe = await loadProbeModel(options.model, options.threads, 'searchErrors');
+  const probe = await loadProbeModel(options.model, options.threads, 'searchErrors', options.adapter);
   const repositories = await fetchRepositories({ packages: parsePackageList(readFileSync(DEFAULT_PACKAGE_LIST, 'utf8')) }, createQuietProgress());
   const { tasks } = await buildTasks(repositories, { types, limit: options.limit, seed: options.seed, perFileCap: 3 });
   const rows: Row[] = [];
@@ -64,7 +66,8 @@ async function main(): Promise<void> {
   const outDir = options.out ?? path.join(REPORTS_DIR, `search-errors-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   await mkdir(outDir, { recursive: true });
   await writeFile(path.join(outDir, 'search-errors.json'), JSON.stringify({ model: probe.path, options, rows }, null, 1));
-  const markdown = `Search errors: ${rows.length} tasks, model \`${probe.path}\`.\n\n${searchErrorTable(rows)}`;
+  const adapter = options.adapter ? ` with the adapter \`${options.adapter}\`` : '';
+  const markdown = `Search errors: ${rows.length} tasks, model \`${probe.path}\`${adapter}.\n\n${searchErrorTable(rows)}`;
   await writeFile(path.join(outDir, 'search-errors.md'), markdown);
   process.stdout.write(markdown);
 }
