@@ -3,7 +3,6 @@
  * generator with one session and the server's prompt settings, and a walk over the bench tasks
  * repository by repository, each with its index and retriever open, under a progress bar.
  */
-import { SingleBar } from 'cli-progress';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { findBundledModel } from '../../server/src/completion/modelChoice.js';
 import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
@@ -14,6 +13,7 @@ import { createStreamLogger } from '../../server/src/util/logger.js';
 import { openRepository } from '../../models/data/repositoryTools.js';
 import type { Target } from '../../models/data/targets.js';
 import type { PromptSettings, RepositoryTools } from '../../models/data/trainingSequences.js';
+import { createProgressBar } from './progress.js';
 import type { BenchTask } from './tasks/types.js';
 
 export interface ProbeModel {
@@ -46,22 +46,23 @@ export async function visitTasks(
   probe: ProbeModel, repositories: ReadonlyArray<{ name: string; root: string }>, tasks: readonly BenchTask[], label: string,
   visit: (task: BenchTask, repo: RepositoryTools) => Promise<void>,
 ): Promise<void> {
-  const bar = new SingleBar({ format: `${label} [{bar}] {value}/{total} | ETA {eta_formatted}`, stream: process.stderr });
-  bar.start(tasks.length, 0);
+  // The bench's bar: outside a terminal (a run in the background) it prints a status line every 10 s.
+  const progress = createProgressBar();
+  progress.start(tasks.length, label);
   try {
     for (const repository of repositories) {
       const repo = await openRepository(repository.root, DEFAULT_SETTINGS, probe.tokenizer);
       try {
         for (const task of tasks.filter((t) => t.repository === repository.name)) {
           await visit(task, repo);
-          bar.increment();
+          progress.tick(`${label}: ${repository.name}`);
         }
       } finally {
         repo.dispose();
       }
     }
   } finally {
-    bar.stop();
+    progress.stop();
     await probe.model.dispose();
   }
 }
