@@ -4,8 +4,13 @@
 # then labels in the background. Ids already labeled, in the cache folder or in the labels committed
 # with the control pack (models/control/qwen2.5-coder-0.5b/labels/*.jsonl.gz), are skipped.
 #
-#   models/labeling/label-qwen.sh [--shard i/N] [--threads 2] [--targets-per-package 6] [--kinds api]
-#   tail -f ~/.cache/reposhapley/labels-qwen2.5-coder-0.5b/labeler.log
+#   models/labeling/label-qwen.sh [--processes P] [--shard i/N] [--threads 2] [--targets-per-package 6] [--kinds api]
+#   tail -f ~/.cache/reposhapley/labels-qwen2.5-coder-0.5b/labeler.log   # labeler.shard-i.log with --processes
+#
+# --processes P runs P one-thread labelers side by side, shards 0/P … P-1/P of the same universe
+# (one per core: llama.cpp's second thread buys little on the 0.5B, generation least of all, and
+# the verification decodes are most of a record's time; docs/labeling.md).
+# Don't combine it with --shard or --threads.
 #   models/labeling/label-qwen.sh --commit     # stop, and compress the new labels into the pack folder
 #
 # Validation packages get 24 targets each and come first: t_c is tuned on them alone, and six
@@ -20,10 +25,16 @@ committed=models/control/qwen2.5-coder-0.5b/labels
 pidfile="$out/labeler.pid"
 mkdir -p "$out"
 
+# The pid file holds one pid per labeler process.
 stop_labeler() {
-  if [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-    kill "$(cat "$pidfile")"
-    echo "stopped the labeler (pid $(cat "$pidfile"))"
+  if [[ -f "$pidfile" ]]; then
+    local pid
+    while read -r pid; do
+      if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+        kill "$pid"
+        echo "stopped a labeler (pid $pid)"
+      fi
+    done < "$pidfile"
   fi
   rm -f "$pidfile"
 }
@@ -61,6 +72,21 @@ PY
   exit 0
 fi
 
+processes=1
+args=()
+while (( $# > 0 )); do
+  if [[ "$1" == "--processes" ]]; then
+    processes="${2:-}"
+    shift $(( $# > 1 ? 2 : 1 ))
+  else
+    args+=("$1")
+    shift
+  fi
+done
+if ! [[ "$processes" =~ ^[1-9][0-9]*$ ]]; then
+  echo "--processes needs a whole number of processes, at least 1 (one per core)" >&2
+  exit 2
+fi
 [[ -f dist/models/labeling/labelCorpus.js ]] || npm run build
 # The corpus's manifest and summary go to the cache: models/default/ holds the record of the corpus
 # the shipped small model was trained on, and a rebuild here (other Debian versions) must not change it.
@@ -73,7 +99,18 @@ manifest="$cache/corpus-manifest.tsv.gz"
 node dist/server/src/main.js model pull qwen2.5-coder-0.5b >/dev/null
 stop_labeler
 source models/labeling/qwen-label-args.sh
-nohup nice -n 10 node dist/models/labeling/labelCorpus.js "${QWEN_LABEL_ARGS[@]}" --out "$out" --manifest "$manifest" \
-  --targets-per-package 6 --threads 2 "$@" > "$out/labeler.log" 2>&1 &
-echo $! > "$pidfile"
-echo "labeling in the background (pid $!), log $out/labeler.log"
+start_labeler() { # LOG, then labelCorpus's own arguments
+  local log="$1"
+  shift
+  nohup nice -n 10 node dist/models/labeling/labelCorpus.js "${QWEN_LABEL_ARGS[@]}" --out "$out" --manifest "$manifest" \
+    --targets-per-package 6 "$@" > "$log" 2>&1 &
+  echo $! >> "$pidfile"
+  echo "labeling in the background (pid $!), log $log"
+}
+if (( processes == 1 )); then
+  start_labeler "$out/labeler.log" --threads 2 "${args[@]}"
+else
+  for ((shard = 0; shard < processes; shard++)); do
+    start_labeler "$out/labeler.shard-$shard.log" "${args[@]}" --threads 1 --shard "$shard/$processes"
+  done
+fi
