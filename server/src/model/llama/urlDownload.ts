@@ -3,6 +3,7 @@
  * parallel ranged requests, progress kept in `FILE.ipull` next to the target, resumed by the
  * next attempt, renamed to FILE when complete).
  */
+import { stat, truncate } from 'node:fs/promises';
 import { createModelDownloader, type ModelDownloader } from 'node-llama-cpp';
 import type { UrlDownloadRequest, UrlDownloadResult } from '../../modelStore/urlDownloader.js';
 
@@ -19,6 +20,17 @@ function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | un
 function isDiskFull(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOSPC' || code === 'EDQUOT' || /ENOSPC|no space left/i.test(String(error));
+}
+
+/**
+ * ipull keeps its progress record in the partial file, after the data, and cuts it off when the
+ * download finishes; on a loaded machine a progress save queued before the finish can land after
+ * that cut, and the renamed file then ends with the record (63 bytes more than the 168,160 served,
+ * seen once in a CI run). The data before it is whole, so it is cut off here; the SHA-256 check
+ * that follows every download decides whether the file is the right one.
+ */
+export async function dropProgressTrailer(path: string, totalBytes: number): Promise<void> {
+  if (totalBytes > 0 && (await stat(path)).size > totalBytes) await truncate(path, totalBytes);
 }
 
 /**
@@ -41,7 +53,9 @@ export async function downloadWithNodeLlamaCpp(request: UrlDownloadRequest): Pro
     }), signal);
     if (!downloader) return { kind: 'aborted' };
     const path = await downloader.download({ signal });
-    return signal.aborted ? { kind: 'aborted' } : { kind: 'ok', path };
+    if (signal.aborted) return { kind: 'aborted' };
+    await dropProgressTrailer(path, downloader.totalSize);
+    return { kind: 'ok', path };
   } catch (error) {
     if (signal.aborted) return { kind: 'aborted' };
     return { kind: 'error', message: error instanceof Error ? error.message : String(error), diskFull: isDiskFull(error) };
