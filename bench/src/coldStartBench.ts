@@ -16,6 +16,7 @@ import type { SettingsPatch } from '../../shared/settings.js';
 import { findWorkspaceRoot, parseLocation } from '../../server/src/cli/location.js';
 import { coldStart, type ColdStart } from './driver/coldStart.js';
 import { positiveInt } from './cliNumbers.js';
+import { markdownTable, num } from './report/format.js';
 import { REPO_ROOT } from './repoPaths.js';
 import { quantile } from './stats.js';
 
@@ -32,16 +33,20 @@ interface Options {
 
 function report(runs: ColdStart[], location: string): string {
   const firsts = runs.map((r) => r.firstAnswerMs);
+  const table = markdownTable(
+    ['run', 'initialized (ms)', 'first ghost text (ms)', 'of it generation (ms)', 'prompt tokens', 'outcome', 'text'],
+    runs.map((r, i) => [
+      String(i + 1), num(r.initializedMs, 0), num(r.firstAnswerMs, 0), num(r.generationMs ?? Number.NaN, 0),
+      String(r.promptTokens ?? '–'), r.outcome ?? '–', `\`${JSON.stringify(r.text)}\``,
+    ]),
+  );
   const lines = [
     `cold start at ${location}: ${runs.length} runs, load average ${os.loadavg()[0]!.toFixed(1)} at the end`,
     '',
-    '| run | initialized (ms) | first ghost text (ms) | of it generation (ms) | prompt tokens | outcome | text |',
-    '|---|---|---|---|---|---|---|',
-    ...runs.map((r, i) => `| ${i + 1} | ${r.initializedMs.toFixed(0)} | ${r.firstAnswerMs.toFixed(0)} | ` +
-      `${r.generationMs?.toFixed(0) ?? '–'} | ${r.promptTokens ?? '–'} | ${r.outcome ?? '–'} | \`${JSON.stringify(r.text)}\` |`),
+    table,
     '',
-    `first ghost text: median ${quantile(firsts, 0.5).toFixed(0)} ms, min ${Math.min(...firsts).toFixed(0)}, ` +
-      `max ${Math.max(...firsts).toFixed(0)} (model: ${runs[0]?.model ?? 'unknown'})`,
+    `first ghost text: median ${num(quantile(firsts, 0.5), 0)} ms, min ${num(Math.min(...firsts), 0)}, ` +
+      `max ${num(Math.max(...firsts), 0)} (model: ${runs[0]?.model ?? 'unknown'})`,
   ];
   return lines.join('\n');
 }

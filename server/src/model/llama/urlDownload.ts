@@ -26,8 +26,9 @@ function isDiskFull(error: unknown): boolean {
  * ipull keeps its progress record in the partial file, after the data, and cuts it off when the
  * download finishes; on a loaded machine a progress save queued before the finish can land after
  * that cut, and the renamed file then ends with the record (a CI run under load once got 63 bytes
- * more than the 168,160 served; ipull's code, read, allows this order, which is the likely cause). The data before it is whole, so it is cut off here; the SHA-256 check
- * that follows every download decides whether the file is the right one.
+ * more than the 168,160 served; ipull's code, read, allows this order, which is the likely cause).
+ * The data before it is whole, so it is cut off here; the SHA-256 check that follows every
+ * download decides whether the file is the right one.
  */
 export async function dropProgressTrailer(path: string, totalBytes: number): Promise<void> {
   if (totalBytes > 0 && (await stat(path)).size > totalBytes) await truncate(path, totalBytes);
