@@ -147,7 +147,7 @@ export_cuda_options() {
 # nvcc 13.0.88, as the device's) lacks cuBLAS and libcuda's link stub, so `cuda-toolkit` below
 # assembles one in the cache from it, PyPI's nvidia-cublas 13.0.0.19 (headers and libraries; the
 # device's own cuBLAS 13 is used at run time) and an empty libcuda.so.1 to link against (the
-# device's driver provides the real one).
+# device's driver provides the real one). Debian's patchelf must be installed.
 cuda_toolkit=$cache/cuda-13.0-cublas
 assemble_cuda_toolkit() {
   [[ -x /usr/local/cuda-13.0/bin/nvcc ]] || { echo "no /usr/local/cuda-13.0/bin/nvcc on this machine" >&2; exit 1; }
@@ -206,6 +206,12 @@ build_cuda_local() {
   for build in "$llama_dir"/localBuilds/*/; do
     mkdir -p "$cuda_build/localBuilds/$(basename "$build")"
     cp -r "$build/Release" "$build/buildDone.status" "$cuda_build/localBuilds/$(basename "$build")/"
+  done
+  # The linker drops the empty libcuda stub as unneeded, leaving the driver calls (cuMemCreate and
+  # the rest of the VMM pool) unbound: name the driver as needed, as NVIDIA's own stub would have.
+  local cuda_lib
+  for cuda_lib in "$cuda_build"/localBuilds/*/Release/libggml-cuda.so; do
+    readelf -d "$cuda_lib" | grep -q 'libcuda\.so\.1' || patchelf --add-needed libcuda.so.1 "$cuda_lib"
   done
   rm -rf "$sandbox"
   du -sh "$cuda_build/localBuilds"
