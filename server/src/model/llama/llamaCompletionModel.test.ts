@@ -13,6 +13,7 @@ import { ContextOverflowError, type CompletionModel, type ModelSession } from '.
 import { createMemoryLogger } from '../../util/logger.js';
 import { loadLlamaModel } from './llamaCompletionModel.js';
 import { sigmoid } from './binaryDecision.js';
+import { LlamaSession } from './llamaSession.js';
 
 const PROMPT_SOURCE = `import os
 from typing import List
@@ -235,6 +236,25 @@ describe('decide and logLikelihood', () => {
     expect(total).toBeCloseTo(1, 4); // a full distribution, not a renormalized subset
   });
 
+  test('topNextTokens are the most probable tokens generation may pick, in order, with their ln P', async () => {
+    const tokens = prompt();
+    const top = await (session as LlamaSession).topNextTokens(tokens, 5);
+    expect(top).toHaveLength(5);
+    for (let i = 0; i < top.length; i++) {
+      expect(top[i].logProbability).toBeCloseTo(await session.logLikelihood(tokens, [top[i].token]), 5);
+      if (i > 0) expect(top[i].logProbability).toBeLessThanOrEqual(top[i - 1].logProbability);
+    }
+    // Any token more probable than the fifth is one generation never writes (a stop or control token).
+    const listed = new Set(top.map((t) => t.token));
+    const special = new Set(Object.values(model.info.special).flat().filter((id): id is number => typeof id === 'number'));
+    for (let other = 0; other < model.info.vocabularySize; other++) {
+      if (listed.has(other)) continue;
+      if (await session.logLikelihood(tokens, [other]) > top[4].logProbability + 1e-6) expect(special.has(other)).toBe(true);
+    }
+    const greedy = await session.generate(tokens, { maxTokens: 1, singleLine: false });
+    if (greedy.tokens.length === 1) expect(greedy.tokens[0]).toBe(top[0].token);
+  });
+
   test('decideSequence equals stepwise decide with the argmax token appended', async () => {
     const { keep, drop, select } = model.info.special as { keep: number; drop: number; select: number };
     const tokens = [...prompt(), select];
@@ -385,6 +405,21 @@ describe('generate', () => {
     expect(aborted.stoppedBy).toBe('aborted');
     expect(aborted.tokens.length).toBeLessThan(300);
     expect(full.text.startsWith(aborted.text)).toBe(true);
+  });
+
+  test('first-token search returns a branch at least as likely as greedy; one branch is greedy', async () => {
+    const score = async (tokens: number[], text: string) => session.logLikelihood(tokens, model.tokenize(text + '\n'));
+    for (const cut of [PROMPT_SOURCE.indexOf('self.path'), PROMPT_SOURCE.indexOf('os.path'), PROMPT_SOURCE.length]) {
+      const tokens = model.tokenize(PROMPT_SOURCE.slice(0, cut));
+      const options = { maxTokens: 12, singleLine: true };
+      const greedy = await session.generate(tokens, options);
+      expect(await session.generate(tokens, { ...options, branches: 1 })).toEqual(greedy);
+      const searched = await session.generate(tokens, { ...options, branches: 4 });
+      expect(searched.tokens.length).toBeLessThanOrEqual(options.maxTokens);
+      expect(await score(tokens, searched.text)).toBeGreaterThanOrEqual(await score(tokens, greedy.text) - 1e-4);
+      // The session still answers as a fresh one would after the branches.
+      expect(await session.generate(tokens, options)).toEqual(greedy);
+    }
   });
 
   test('the loop penalty breaks a greedy loop that the plain greedy run repeats', async () => {

@@ -1,0 +1,162 @@
+/**
+ * Would a wider search than greedy decoding find better lines? Per task and context (no
+ * retrieval, and every packed candidate as `full` sends them): the greedy completion, then one
+ * greedy continuation after each of the K most probable first tokens, each scored by its
+ * teacher-forced ℓ (with the line's newline for single-line tasks, as searchErrors scores). The
+ * table compares exact match of greedy against the candidate of highest ℓ (the most likely line
+ * the search saw) and of highest mean ℓ per token, and counts tasks where any candidate matches
+ * (what a perfect chooser among them would reach). Evaluation only; run it on the validation
+ * packages before any bench run, so nothing is chosen on the bench's tasks.
+ *
+ *   npm run build && node dist/bench/src/firstTokenSearch.js --packages python3-dulwich,… [--branches 4] [--tasks line,api] [--limit 120]
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Command } from 'commander';
+import { toTokenIds } from '../../server/src/prompt/segments.js';
+import { layoutByName } from '../../server/src/prompt/layouts.js';
+import type { PromptPlan } from '../../server/src/prompt/sequences.js';
+import type { GenerationOptions } from '../../server/src/model/completionModel.js';
+import { LlamaSession } from '../../server/src/model/llama/llamaSession.js';
+import { findTextStop } from '../../server/src/model/llama/stopRules.js';
+import { prepareTarget } from '../../models/data/trainingSequences.js';
+import { DEFAULT_SETTINGS } from '../../shared/settings.js';
+import { positiveInt } from './cliNumbers.js';
+import { loadProbeModel, taskTarget, visitTasks, type ProbeModel } from './modelProbes.js';
+import { exactMatch } from './metrics/textMetrics.js';
+import { markdownTable } from './report/format.js';
+import { createQuietProgress } from './progress.js';
+import { REPORTS_DIR } from './repoPaths.js';
+import { fetchRepositories } from './runBench.js';
+import { buildTasks } from './tasks/buildTasks.js';
+import { TASK_TYPES, type BenchTask, type TaskType } from './tasks/types.js';
+
+interface Options {
+  model?: string;
+  adapter?: string;
+  packages: string;
+  tasks: string;
+  limit: number;
+  seed: number;
+  threads: number;
+  branches: number;
+  out?: string;
+}
+
+const CONTEXTS = ['none', 'full'] as const;
+type ContextName = (typeof CONTEXTS)[number];
+
+interface Candidate {
+  text: string;
+  /** Teacher-forced ℓ of the text (and the newline, for a single line) and its token count. */
+  likelihood: number;
+  tokens: number;
+}
+
+interface Probe {
+  greedy: string;
+  /** ln P of the K first tokens branched on, most probable first (how sure the model was). */
+  firstTokens: number[];
+  candidates: Candidate[];
+}
+
+interface Row {
+  taskId: string;
+  type: TaskType;
+  target: string;
+  probes: Record<ContextName, Probe>;
+}
+
+async function main(): Promise<void> {
+  const options = new Command('firstTokenSearch')
+    .description('greedy against the most likely of K first-token branches, with and without retrieval')
+    .option('--model <gguf>', 'model (default: the bundled model)')
+    .option('--adapter <gguf>', 'LoRA adapter to load with the model (the control pack\'s: models/control/NAME/adapter.gguf)')
+    .requiredOption('--packages <list>', 'Debian packages to draw tasks from (the validation packages, never the bench\'s)')
+    .option('--tasks <list>', 'task types', 'line,api')
+    .option('--limit <n>', 'tasks in total', positiveInt, 120)
+    .option('--seed <n>', 'task sampling seed (as the bench)', (v) => Number(v), 1)
+    .option('--threads <n>', 'model threads', positiveInt, 1)
+    .option('--branches <k>', 'first tokens to branch on', positiveInt, 4)
+    .option('--out <dir>', 'report folder (default: bench/reports/first-token-search-<time>)')
+    .parse()
+    .opts<Options>();
+  const types = options.tasks.split(',') as TaskType[];
+  if (types.some((t) => !TASK_TYPES.includes(t))) throw new Error(`--tasks must be among ${TASK_TYPES.join(',')}`);
+  const probe = await loadProbeModel(options.model, options.threads, 'firstTokenSearch', options.adapter);
+  if (!(probe.session instanceof LlamaSession)) throw new Error('firstTokenSearch needs a local GGUF model (it reads next-token distributions)');
+  const packages = options.packages.split(',').map((name) => name.trim()).filter(Boolean);
+  const repositories = await fetchRepositories({ packages }, createQuietProgress());
+  const { tasks } = await buildTasks(repositories, { types, limit: options.limit, seed: options.seed, perFileCap: 3 });
+  const rows: Row[] = [];
+  await visitTasks(probe, repositories, tasks, 'first-token search', async (task, repo) => {
+    const { fileText, target } = taskTarget(task);
+    const prepared = await prepareTarget(repo, probe.prompt, task.absPath, fileText, target);
+    if (prepared) rows.push(await probeTask(task, prepared.plan, probe, options.branches));
+  });
+  const outDir = options.out ?? path.join(REPORTS_DIR, `first-token-search-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  await mkdir(outDir, { recursive: true });
+  await writeFile(path.join(outDir, 'first-token-search.json'), JSON.stringify({ model: probe.path, options, rows }, null, 1));
+  const markdown = `First-token search: ${rows.length} tasks, ${options.branches} branches, model \`${probe.path}\`.\n\n${searchTable(rows)}`;
+  await writeFile(path.join(outDir, 'first-token-search.md'), markdown);
+  process.stdout.write(markdown);
+}
+
+async function probeTask(task: BenchTask, plan: PromptPlan, probe: ProbeModel, branches: number): Promise<Row> {
+  const session = probe.session as LlamaSession;
+  const generation: GenerationOptions = { maxTokens: DEFAULT_SETTINGS.maxTokens, singleLine: task.mode === 'line' };
+  const ending = generation.singleLine ? '\n' : '';
+  const probes = {} as Record<ContextName, Probe>;
+  for (const context of CONTEXTS) {
+    const layout = probe.prompt.layout ?? layoutByName('reposhapley');
+    const segments = context === 'none' ? layout.generation({ ...plan, packed: [] }, []) : layout.generation(plan, [...plan.packed.keys()]);
+    const ids = toTokenIds(segments, probe.prompt.special);
+    const greedy = (await session.generate(ids, generation)).text;
+    const texts = new Set([greedy]);
+    const firstTokens = await session.topNextTokens(ids, branches);
+    for (const { token } of firstTokens) {
+      const rest = await session.generate([...ids, token], generation);
+      const text = probe.model.detokenize([token]) + rest.text;
+      const stop = findTextStop(text, generation);
+      texts.add(stop ? text.slice(0, stop.index) : text);
+    }
+    const candidates: Candidate[] = [];
+    for (const text of texts) {
+      const target = probe.model.tokenize(text + ending);
+      candidates.push({ text, likelihood: await session.logLikelihood(ids, target), tokens: target.length });
+    }
+    probes[context] = { greedy, firstTokens: firstTokens.map((t) => t.logProbability), candidates };
+  }
+  return { taskId: task.id, type: task.type, target: task.target, probes };
+}
+
+/** The candidate a chooser picks: highest total ℓ, or highest mean ℓ per token. */
+function chosen(probe: Probe, score: (c: Candidate) => number): string {
+  return probe.candidates.reduce((best, c) => (score(c) > score(best) ? c : best)).text;
+}
+
+function searchTable(rows: readonly Row[]): string {
+  const header = ['type', 'context', 'tasks', 'EM greedy', 'EM max ℓ', 'max ℓ: won / lost', 'EM max mean ℓ', 'any candidate EM'];
+  const body: string[][] = [];
+  for (const type of TASK_TYPES) {
+    const ofType = rows.filter((r) => r.type === type);
+    if (ofType.length === 0) continue;
+    for (const context of CONTEXTS) {
+      const em = (pick: (p: Probe) => string) => ofType.map((r) => exactMatch(pick(r.probes[context]), r.target));
+      const greedy = em((p) => p.greedy);
+      const total = em((p) => chosen(p, (c) => c.likelihood));
+      const mean = em((p) => chosen(p, (c) => c.likelihood / c.tokens));
+      const any = ofType.filter((r) => r.probes[context].candidates.some((c) => exactMatch(c.text, r.target))).length;
+      const won = total.filter((hit, i) => hit && !greedy[i]).length;
+      const lost = total.filter((hit, i) => !hit && greedy[i]).length;
+      body.push([type, context, String(ofType.length), count(greedy), count(total), `${won} / ${lost}`, count(mean), String(any)]);
+    }
+  }
+  return markdownTable(header, body);
+}
+
+function count(hits: readonly boolean[]): string {
+  return String(hits.filter(Boolean).length);
+}
+
+await main();
