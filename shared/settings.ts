@@ -98,11 +98,6 @@ export interface CompletionSettings {
   kvShiftReuse: boolean;
   /** Maximum tokens generated for one completion. */
   maxTokens: number;
-  /**
-   * First-token search: the most probable first tokens a completion branches on, each continued
-   * greedily, the most likely text winning; 1 is plain greedy decoding.
-   */
-  searchBranches: number;
   /** Sliding-window height w and stride s used for retrieval windows (RepoShapley A.4). */
   windowLines: number;
   windowStride: number;
@@ -255,11 +250,6 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
     description: 'Reuse cached prompt pieces that moved (the prefix window slid, a nearby jump, a chunk both prompts carry) by shifting them in the model\'s cache, as llama-server\'s --cache-reuse does (off: re-read everything after the first change).',
   },
   maxTokens: { type: 'integer', default: 64, min: 1, max: 1_024, description: 'Most tokens generated for one completion.' },
-  // Each branch costs about one greedy decode; eight already quadruples a line's generation time.
-  searchBranches: {
-    type: 'integer', default: 1, min: 1, max: 8,
-    description: 'First tokens a completion branches on, each continued greedily, the most likely line winning (1: plain greedy decoding; each branch costs about one more decode).',
-  },
   // The control vocabulary has <C_1>..<C_10> (RepoShapley K = 10).
   topK: { type: 'integer', default: 10, min: 0, max: 10, description: 'Retrieved cross-file candidates (K, at most 10).' },
   needThreshold: {

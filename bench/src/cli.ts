@@ -74,7 +74,6 @@ function program(): Command {
       .argParser((value: string, previous: PromptBudgets[] | undefined) => [...(previous ?? []), promptBudgets(value)]))
     .option('--need-threshold <t>', 't_c of the reposhapley policy, 0..1 (0 = always NEED: the no-trigger ablation; default: the model\'s)', unitInterval)
     .option('--keep-candidates-near <n>', 'the keepCandidatesNearLines setting: keep the candidates across a move of at most N lines', nonNegativeInt)
-    .option('--search-branches <k>', 'the searchBranches setting: first tokens each completion branches on (1 = greedy)', positiveInt)
     .option('--no-kv-shift-reuse', 'keep only the common prefix of cached prompts (the kvShiftReuse setting off)')
     .option('--timeout-ms <n>', 'longest wait for one completion', positiveInt, 120_000)
     .option('--resamples <n>', 'bootstrap resamples', positiveInt, 2_000)
@@ -90,7 +89,7 @@ function program(): Command {
 interface Flags {
   model?: string; adapter?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
   packageList: string; perFileCap: number; typing?: boolean; rest: boolean; pauseMs?: number; jump?: boolean; keys: number; gapMs: [number, number]; threads?: number;
-  maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; kvShiftReuse: boolean; keepCandidatesNear?: number; searchBranches?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean; reuse?: string;
+  maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; kvShiftReuse: boolean; keepCandidatesNear?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean; reuse?: string;
 }
 
 /** Flags -> options. */
@@ -115,7 +114,6 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.needThreshold !== undefined) options.needThreshold = flags.needThreshold;
   if (!flags.kvShiftReuse) options.kvShiftReuse = false;
   if (flags.keepCandidatesNear !== undefined) options.keepCandidatesNearLines = flags.keepCandidatesNear;
-  if (flags.searchBranches !== undefined) options.searchBranches = flags.searchBranches;
   if (flags.serverLog) options.serverLog = userPath(flags.serverLog);
   if (flags.resume) options.resume = true;
   if (flags.reuse) options.reuseFrom = userPath(flags.reuse);

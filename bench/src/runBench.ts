@@ -52,8 +52,6 @@ export interface BenchOptions {
   kvShiftReuse?: boolean;
   /** The keepCandidatesNearLines setting; default the server's. */
   keepCandidatesNearLines?: number;
-  /** The searchBranches setting (first-token search); default the server's. */
-  searchBranches?: number;
   requestTimeoutMs: number;
   resamples: number;
   outDir: string;
@@ -210,7 +208,6 @@ function serverSettings(options: BenchOptions): SettingsPatch {
   if (options.adapter) settings.adapterPath = options.adapter;
   if (options.kvShiftReuse !== undefined) settings.kvShiftReuse = options.kvShiftReuse;
   if (options.keepCandidatesNearLines !== undefined) settings.keepCandidatesNearLines = options.keepCandidatesNearLines;
-  if (options.searchBranches !== undefined) settings.searchBranches = options.searchBranches;
   return settings;
 }
 

@@ -104,10 +104,7 @@ async function buildContext(
     layout, session: input.session, special: model.info.special, inFile: plan, signal, decisions: input.decisions,
     needThreshold: settings.needThreshold ?? model.info.needThreshold ?? FALLBACK_NEED_THRESHOLD,
     triggerSoftmax: model.info.triggerSoftmax,
-    generation: {
-      maxTokens: input.prefillOnly ? 1 : settings.maxTokens, singleLine: !isMultiLine(input, split),
-      ...(input.prefillOnly ? {} : { branches: settings.searchBranches }),
-    },
+    generation: { maxTokens: input.prefillOnly ? 1 : settings.maxTokens, singleLine: !isMultiLine(input, split) },
     toIds: (segments) => toTokenIds(segments, model.info.special),
     async retrieveAndPack() {
       if (retrieved) return retrieved;
