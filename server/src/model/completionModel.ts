@@ -98,12 +98,6 @@ export interface GenerationOptions {
    */
   loopPenalty?: number;
   /**
-   * First-token search: greedy continuations after this many most probable first tokens, the most
-   * likely text winning (llama adapter; 1 or unset is plain greedy, and a llama-server answers
-   * greedily). Costs about one greedy decode per branch.
-   */
-  branches?: number;
-  /**
    * Stop when the completion writes one stretch three times back to back and keep the first
    * copy (stopRules.ts findRepetition); default true.
    */

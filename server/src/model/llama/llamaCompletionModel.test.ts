@@ -407,21 +407,6 @@ describe('generate', () => {
     expect(full.text.startsWith(aborted.text)).toBe(true);
   });
 
-  test('first-token search returns a branch at least as likely as greedy; one branch is greedy', async () => {
-    const score = async (tokens: number[], text: string) => session.logLikelihood(tokens, model.tokenize(text + '\n'));
-    for (const cut of [PROMPT_SOURCE.indexOf('self.path'), PROMPT_SOURCE.indexOf('os.path'), PROMPT_SOURCE.length]) {
-      const tokens = model.tokenize(PROMPT_SOURCE.slice(0, cut));
-      const options = { maxTokens: 12, singleLine: true };
-      const greedy = await session.generate(tokens, options);
-      expect(await session.generate(tokens, { ...options, branches: 1 })).toEqual(greedy);
-      const searched = await session.generate(tokens, { ...options, branches: 4 });
-      expect(searched.tokens.length).toBeLessThanOrEqual(options.maxTokens);
-      expect(await score(tokens, searched.text)).toBeGreaterThanOrEqual(await score(tokens, greedy.text) - 1e-4);
-      // The session still answers as a fresh one would after the branches.
-      expect(await session.generate(tokens, options)).toEqual(greedy);
-    }
-  });
-
   test('the loop penalty breaks a greedy loop that the plain greedy run repeats', async () => {
     const tokens = model.tokenize('    return');
     const plain = await session.generate(tokens, { maxTokens: 120, singleLine: false, loopPenalty: 0 });

@@ -92,7 +92,6 @@ export class LlamaCompletionModel implements CompletionModel {
   private sessionHooks(): SessionModelHooks {
     return {
       detokenize: (tokens, previous) => this.model.detokenize(tokens as Token[], false, previous as Token[]),
-      tokenize: (text) => this.tokenize(text),
       isStopToken: (token) => this.isStopToken(token),
       generationBias: this.generationBias(),
       ...(this.settings.shiftedReuseMinTokens && this.canShift() ? { shiftedReuseMinTokens: this.settings.shiftedReuseMinTokens } : {}),

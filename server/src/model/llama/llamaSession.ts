@@ -35,8 +35,6 @@ import { planShiftedReuse } from './shiftedReuse.js';
 export interface SessionModelHooks {
   /** Text of generated tokens; `previous` are the tokens before them (for leading-space rules). */
   detokenize(tokens: number[], previous: number[]): string;
-  /** Tokens of plain text (first-token search scores each candidate's text; without it, greedy only). */
-  tokenize?(text: string): number[];
   /** End of generation: EOS, end of text, or any control token. */
   isStopToken(token: number): boolean;
   /** Tokens generation never picks (the model's RepoShapley control tokens). */
@@ -118,7 +116,24 @@ export class LlamaSession implements ModelSession {
   }
 
   logLikelihood(tokens: number[], target: number[], signal?: AbortSignal): Promise<number> {
-    return this.queue.run(signal, () => this.likelihoodNow(tokens, target, signal));
+    return this.queue.run(signal, async () => {
+      if (target.length === 0) return 0;
+      requireTokens(tokens);
+      // The last target token is predicted, never evaluated.
+      const sequence = [...tokens, ...target.slice(0, -1)];
+      this.checkFits('logLikelihood', sequence.length);
+      this.checkIds(tokens, target);
+      const firstPredicting = tokens.length - 1;
+      const reused = await this.alignCache(sequence, firstPredicting);
+      const items = sequence.slice(reused).map((token, i): ControlledEvaluateInputItem =>
+        reused + i >= firstPredicting ? [token as Token, PROBABILITIES] : (token as Token));
+      const outputs = await this.evaluateInChunks(items, signal);
+      let sum = 0;
+      target.forEach((token, t) => {
+        sum += safeLog(probabilitiesOf(outputs[firstPredicting + t - reused]).get(token) ?? 0);
+      });
+      return sum;
+    });
   }
 
   /**
@@ -192,25 +207,6 @@ export class LlamaSession implements ModelSession {
     return kept;
   }
 
-  private async likelihoodNow(tokens: number[], target: number[], signal?: AbortSignal): Promise<number> {
-    if (target.length === 0) return 0;
-    requireTokens(tokens);
-    // The last target token is predicted, never evaluated.
-    const sequence = [...tokens, ...target.slice(0, -1)];
-    this.checkFits('logLikelihood', sequence.length);
-    this.checkIds(tokens, target);
-    const firstPredicting = tokens.length - 1;
-    const reused = await this.alignCache(sequence, firstPredicting);
-    const items = sequence.slice(reused).map((token, i): ControlledEvaluateInputItem =>
-      reused + i >= firstPredicting ? [token as Token, PROBABILITIES] : (token as Token));
-    const outputs = await this.evaluateInChunks(items, signal);
-    let sum = 0;
-    target.forEach((token, t) => {
-      sum += safeLog(probabilitiesOf(outputs[firstPredicting + t - reused]).get(token) ?? 0);
-    });
-    return sum;
-  }
-
   /** The full-vocabulary distribution of the token after `tokens`. */
   private async nextDistribution(tokens: number[], signal?: AbortSignal): Promise<Map<number, number>> {
     requireTokens(tokens);
@@ -260,35 +256,7 @@ export class LlamaSession implements ModelSession {
       if (signal?.aborted) return { text: '', tokens: [], stoppedBy: 'aborted' };
       throw error;
     }
-    const branches = Math.floor(options.branches ?? 1);
-    if (branches > 1 && this.hooks.tokenize) return this.searchFirstTokens(tokens, maxTokens, options, branches, signal);
     return this.decodeGreedy(tokens, maxTokens, options, signal);
-  }
-
-  /**
-   * First-token search: a greedy continuation after each of the `branches` most probable first
-   * tokens (greedy decoding commits to its first token, and a line that starts otherwise is never
-   * seen), and the one whose text the model finds most likely wins, scored as a whole with the
-   * line's newline for a single line (docs/benchmarks.md, "First-token search"). An abort keeps the
-   * best so far.
-   */
-  private async searchFirstTokens(
-    prompt: number[], maxTokens: number, options: GenerationOptions, branches: number, signal?: AbortSignal,
-  ): Promise<GenerationResult> {
-    const distribution = await this.nextDistribution(prompt, signal);
-    const firsts = mostProbable(distribution, branches + 4).filter(([token]) => !this.hooks.isStopToken(token)).slice(0, branches);
-    const ending = options.singleLine ? '\n' : '';
-    let best: { result: GenerationResult; likelihood: number } | undefined;
-    for (const [first] of firsts) {
-      if (best && signal?.aborted) break;
-      // The whole prompt cached, the last branch's tokens gone.
-      const cached = await this.alignCache(prompt, prompt.length);
-      await this.evaluateInChunks(prompt.slice(cached).map((t) => t as Token), signal);
-      const result = await this.decodeGreedy(prompt, maxTokens, options, signal, first);
-      const likelihood = await this.likelihoodNow(prompt, this.hooks.tokenize!(result.text + ending));
-      if (!best || likelihood > best.likelihood) best = { result, likelihood };
-    }
-    return best?.result ?? { text: '', tokens: [], stoppedBy: 'aborted' };
   }
 
   /**
@@ -296,21 +264,12 @@ export class LlamaSession implements ModelSession {
    * a penalty on tokens the completion itself keeps repeating ({@link loopPenalty}).
    */
   private async decodeGreedy(
-    prompt: number[], maxTokens: number, options: GenerationOptions, signal?: AbortSignal, first?: number,
+    prompt: number[], maxTokens: number, options: GenerationOptions, signal?: AbortSignal,
   ): Promise<GenerationResult> {
     const generated: number[] = [];
     const context = prompt.slice(-DETOKENIZE_CONTEXT);
     let stoppedBy: GenerationResult['stoppedBy'] = 'max-tokens';
-    // With a first token chosen (first-token search) the whole prompt is cached and that token
-    // is the completion's first; otherwise the prompt's last token is evaluated here.
-    if (first !== undefined) {
-      generated.push(first);
-      const text = this.hooks.detokenize(generated, context);
-      const stop = findTextStop(text, options);
-      if (stop) return cutAt(generated, this.textOf(generated, context), text.slice(0, stop.index), stop.reason);
-      if (generated.length >= maxTokens) return withoutPartialCharacter(generated, this.textOf(generated, context), stoppedBy);
-    }
-    const stream = this.sequence.evaluate([(first ?? prompt[prompt.length - 1]) as Token], {
+    const stream = this.sequence.evaluate([prompt[prompt.length - 1] as Token], {
       temperature: 0, yieldEogToken: true, repeatPenalty: loopPenalty(generated, options.loopPenalty ?? LOOP_FREQUENCY_PENALTY),
       ...(this.hooks.generationBias ? { tokenBias: this.hooks.generationBias } : {}),
     });
