@@ -14,7 +14,6 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Command } from 'commander';
 import { toTokenIds } from '../../server/src/prompt/segments.js';
 import { layoutByName } from '../../server/src/prompt/layouts.js';
 import type { PromptPlan } from '../../server/src/prompt/sequences.js';
@@ -24,25 +23,17 @@ import { findTextStop } from '../../server/src/model/llama/stopRules.js';
 import { prepareTarget } from '../../models/data/trainingSequences.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { positiveInt } from './cliNumbers.js';
-import { loadProbeModel, taskTarget, visitTasks, type ProbeModel } from './modelProbes.js';
+import { loadProbeModel, probeCommand, reportFolder, taskTarget, taskTypesOf, visitTasks, type ProbeOptions, type ProbeModel } from './modelProbes.js';
 import { exactMatch } from './metrics/textMetrics.js';
 import { markdownTable } from './report/format.js';
 import { createQuietProgress } from './progress.js';
-import { REPORTS_DIR } from './repoPaths.js';
 import { fetchRepositories } from './runBench.js';
 import { buildTasks } from './tasks/buildTasks.js';
 import { TASK_TYPES, type BenchTask, type TaskType } from './tasks/types.js';
 
-interface Options {
-  model?: string;
-  adapter?: string;
+interface Options extends ProbeOptions {
   packages: string;
-  tasks: string;
-  limit: number;
-  seed: number;
-  threads: number;
   branches: number;
-  out?: string;
 }
 
 const CONTEXTS = ['none', 'full'] as const;
@@ -70,21 +61,13 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  const options = new Command('firstTokenSearch')
+  const options = probeCommand('firstTokenSearch', 'first-token-search', { tasks: 'line,api', limit: 120 })
     .description('greedy against the most likely of K first-token branches, with and without retrieval')
-    .option('--model <gguf>', 'model (default: the bundled model)')
-    .option('--adapter <gguf>', 'LoRA adapter to load with the model (the control pack\'s: models/control/NAME/adapter.gguf)')
     .requiredOption('--packages <list>', 'Debian packages to draw tasks from (the validation packages, never the bench\'s)')
-    .option('--tasks <list>', 'task types', 'line,api')
-    .option('--limit <n>', 'tasks in total', positiveInt, 120)
-    .option('--seed <n>', 'task sampling seed (as the bench)', (v) => Number(v), 1)
-    .option('--threads <n>', 'model threads', positiveInt, 1)
     .option('--branches <k>', 'first tokens to branch on', positiveInt, 4)
-    .option('--out <dir>', 'report folder (default: bench/reports/first-token-search-<time>)')
     .parse()
     .opts<Options>();
-  const types = options.tasks.split(',') as TaskType[];
-  if (types.some((t) => !TASK_TYPES.includes(t))) throw new Error(`--tasks must be among ${TASK_TYPES.join(',')}`);
+  const types = taskTypesOf(options.tasks);
   const probe = await loadProbeModel(options.model, options.threads, 'firstTokenSearch', options.adapter);
   if (!(probe.session instanceof LlamaSession)) throw new Error('firstTokenSearch needs a local GGUF model (it reads next-token distributions)');
   const packages = options.packages.split(',').map((name) => name.trim()).filter(Boolean);
@@ -96,7 +79,7 @@ async function main(): Promise<void> {
     const prepared = await prepareTarget(repo, probe.prompt, task.absPath, fileText, target);
     if (prepared) rows.push(await probeTask(task, prepared.plan, probe, options.branches));
   });
-  const outDir = options.out ?? path.join(REPORTS_DIR, `first-token-search-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const outDir = reportFolder(options.out, 'first-token-search');
   await mkdir(outDir, { recursive: true });
   await writeFile(path.join(outDir, 'first-token-search.json'), JSON.stringify({ model: probe.path, options, rows }, null, 1));
   const markdown = `First-token search: ${rows.length} tasks, ${options.branches} branches, model \`${probe.path}\`.\n\n${searchTable(rows)}`;

@@ -1,8 +1,11 @@
 /**
- * What the bench's offline probes (oracle.ts, searchErrors.ts) share: the model as the frozen
- * generator with one session and the server's prompt settings, and a walk over the bench tasks
- * repository by repository, each with its index and retriever open, under a progress bar.
+ * What the bench's offline probes (oracle.ts, searchErrors.ts, firstTokenSearch.ts) share: their
+ * common options, the model as the frozen generator with one session and the server's prompt
+ * settings, and a walk over the bench tasks repository by repository, each with its index and
+ * retriever open, under a progress bar.
  */
+import path from 'node:path';
+import { Command } from 'commander';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { findBundledModel } from '../../server/src/completion/modelChoice.js';
 import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
@@ -13,8 +16,49 @@ import { createStreamLogger } from '../../server/src/util/logger.js';
 import { openRepository } from '../../models/data/repositoryTools.js';
 import type { Target } from '../../models/data/targets.js';
 import type { PromptSettings, RepositoryTools } from '../../models/data/trainingSequences.js';
+import { positiveInt } from './cliNumbers.js';
 import { createProgressBar } from './progress.js';
-import type { BenchTask } from './tasks/types.js';
+import { REPORTS_DIR } from './repoPaths.js';
+import { TASK_TYPES, type BenchTask, type TaskType } from './tasks/types.js';
+
+/** The options every probe takes. */
+export interface ProbeOptions {
+  model?: string;
+  adapter?: string;
+  tasks: string;
+  limit: number;
+  seed: number;
+  threads: number;
+  out?: string;
+}
+
+/**
+ * A probe's command line with the options all probes take (the model and its adapter, which bench
+ * tasks, the model's threads, the report folder); each probe adds its own before parsing.
+ * `reportName` names the default report folder, bench/reports/<reportName>-<time>.
+ */
+export function probeCommand(name: string, reportName: string, defaults: { tasks: string; limit: number }): Command {
+  return new Command(name)
+    .option('--model <gguf>', 'the model, a frozen generator (default: the bundled model)')
+    .option('--adapter <gguf>', 'LoRA adapter to load with the model (the control pack\'s: models/control/NAME/adapter.gguf)')
+    .option('--tasks <list>', 'task types', defaults.tasks)
+    .option('--limit <n>', 'tasks in total', positiveInt, defaults.limit)
+    .option('--seed <n>', 'task sampling seed (as the bench)', (v) => Number(v), 1)
+    .option('--threads <n>', 'model threads', positiveInt, 1)
+    .option('--out <dir>', `report folder (default: bench/reports/${reportName}-<time>)`);
+}
+
+/** The task types a `--tasks` list names, or an error that lists the valid ones. */
+export function taskTypesOf(list: string): TaskType[] {
+  const types = list.split(',') as TaskType[];
+  if (types.some((t) => !TASK_TYPES.includes(t))) throw new Error(`--tasks must be among ${TASK_TYPES.join(',')}`);
+  return types;
+}
+
+/** `--out`, else a new folder under bench/reports named for the probe and the time. */
+export function reportFolder(out: string | undefined, reportName: string): string {
+  return out ?? path.join(REPORTS_DIR, `${reportName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+}
 
 export interface ProbeModel {
   path: string;

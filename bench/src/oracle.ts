@@ -15,47 +15,31 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Command } from 'commander';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import type { ModelSession } from '../../server/src/model/completionModel.js';
 import { prepareTarget, type PromptSettings, type RepositoryTools } from '../../models/data/trainingSequences.js';
 import { DEFAULT_CHUNKSHAPLEY_OPTIONS, runChunkShapley, verifyCoalition } from '../../models/labeling/chunkShapley.js';
 import { bestCoalition } from '../../models/labeling/labels.js';
 import { maskOf, popcount } from '../../models/labeling/shapley.js';
-import { loadProbeModel, taskTarget, visitTasks } from './modelProbes.js';
+import { loadProbeModel, probeCommand, reportFolder, taskTarget, taskTypesOf, visitTasks, type ProbeOptions } from './modelProbes.js';
 import { parsePackageList } from './debianPackages.js';
 import { createQuietProgress } from './progress.js';
-import { DEFAULT_PACKAGE_LIST, REPORTS_DIR } from './repoPaths.js';
+import { DEFAULT_PACKAGE_LIST } from './repoPaths.js';
 import { fetchRepositories } from './runBench.js';
 import { buildTasks } from './tasks/buildTasks.js';
 import { oracleTable, type OracleRow } from './oracleTable.js';
-import { TASK_TYPES, type BenchTask, type TaskType } from './tasks/types.js';
+import type { BenchTask } from './tasks/types.js';
 
-interface Options {
-  model?: string;
-  adapter?: string;
-  tasks: string;
-  limit: number;
-  seed: number;
+interface Options extends ProbeOptions {
   packages?: string;
-  threads: number;
-  out?: string;
 }
 
 async function main(): Promise<void> {
-  const options = new Command('oracle')
-    .option('--model <gguf>', 'frozen generator (default: the bundled model)')
-    .option('--adapter <gguf>', 'LoRA adapter to load with the model (the control pack\'s: models/control/NAME/adapter.gguf)')
-    .option('--tasks <list>', 'task types', 'line,api')
-    .option('--limit <n>', 'tasks in total', (v) => Number(v), 100)
-    .option('--seed <n>', 'task sampling seed (as the bench)', (v) => Number(v), 1)
+  const options = probeCommand('oracle', 'oracle', { tasks: 'line,api', limit: 100 })
     .option('--packages <list>', 'benchmark packages (default: the bench list)')
-    .option('--threads <n>', 'model threads', (v) => Number(v), 1)
-    .option('--out <dir>', 'report folder (default: bench/reports/oracle-<time>)')
     .parse()
     .opts<Options>();
-  const types = options.tasks.split(',') as TaskType[];
-  if (types.some((t) => !TASK_TYPES.includes(t))) throw new Error(`--tasks must be among ${TASK_TYPES.join(',')}`);
+  const types = taskTypesOf(options.tasks);
   const packages = options.packages?.split(',') ?? parsePackageList(readFileSync(DEFAULT_PACKAGE_LIST, 'utf8'));
   const probe = await loadProbeModel(options.model, options.threads, 'oracle', options.adapter);
   const repositories = await fetchRepositories({ packages }, createQuietProgress());
@@ -66,7 +50,7 @@ async function main(): Promise<void> {
     const row = await oracleRow(task, repo, probe.prompt, probe.session);
     if (row) rows.push(row);
   });
-  const outDir = options.out ?? path.join(REPORTS_DIR, `oracle-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const outDir = reportFolder(options.out, 'oracle');
   await mkdir(outDir, { recursive: true });
   await writeFile(path.join(outDir, 'oracle.json'), JSON.stringify({ model: probe.path, options, rows }, null, 1));
   const markdown = [

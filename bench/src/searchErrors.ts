@@ -13,47 +13,27 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Command } from 'commander';
 import { toTokenIds } from '../../server/src/prompt/segments.js';
 import { layoutByName } from '../../server/src/prompt/layouts.js';
 import type { PromptPlan } from '../../server/src/prompt/sequences.js';
 import { prepareTarget } from '../../models/data/trainingSequences.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
-import { positiveInt } from './cliNumbers.js';
 import { parsePackageList } from './debianPackages.js';
-import { loadProbeModel, taskTarget, visitTasks, type ProbeModel } from './modelProbes.js';
+import { loadProbeModel, probeCommand, reportFolder, taskTarget, taskTypesOf, visitTasks, type ProbeOptions, type ProbeModel } from './modelProbes.js';
 import { exactMatch } from './metrics/textMetrics.js';
 import { createQuietProgress } from './progress.js';
-import { DEFAULT_PACKAGE_LIST, REPORTS_DIR } from './repoPaths.js';
+import { DEFAULT_PACKAGE_LIST } from './repoPaths.js';
 import { fetchRepositories } from './runBench.js';
 import { buildTasks } from './tasks/buildTasks.js';
 import { CONTEXTS, searchErrorTable, type ContextName, type Probe, type Row } from './searchErrorTable.js';
-import { TASK_TYPES, type BenchTask, type TaskType } from './tasks/types.js';
-
-interface Options {
-  model?: string;
-  adapter?: string;
-  tasks: string;
-  limit: number;
-  seed: number;
-  threads: number;
-  out?: string;
-}
+import type { BenchTask } from './tasks/types.js';
 
 async function main(): Promise<void> {
-  const options = new Command('searchErrors')
+  const options = probeCommand('searchErrors', 'search-errors', { tasks: 'api', limit: 300 })
     .description('greedy completion vs true completion likelihood, with and without retrieval, on bench tasks')
-    .option('--model <gguf>', 'model (default: the bundled model)')
-    .option('--adapter <gguf>', 'LoRA adapter to load with the model (the control pack\'s: models/control/NAME/adapter.gguf)')
-    .option('--tasks <list>', 'task types', 'api')
-    .option('--limit <n>', 'tasks in total', positiveInt, 300)
-    .option('--seed <n>', 'task sampling seed (as the bench)', (v) => Number(v), 1)
-    .option('--threads <n>', 'model threads', positiveInt, 1)
-    .option('--out <dir>', 'report folder (default: bench/reports/search-errors-<time>)')
     .parse()
-    .opts<Options>();
-  const types = options.tasks.split(',') as TaskType[];
-  if (types.some((t) => !TASK_TYPES.includes(t))) throw new Error(`--tasks must be among ${TASK_TYPES.join(',')}`);
+    .opts<ProbeOptions>();
+  const types = taskTypesOf(options.tasks);
   const probe = await loadProbeModel(options.model, options.threads, 'searchErrors', options.adapter);
   const repositories = await fetchRepositories({ packages: parsePackageList(readFileSync(DEFAULT_PACKAGE_LIST, 'utf8')) }, createQuietProgress());
   const { tasks } = await buildTasks(repositories, { types, limit: options.limit, seed: options.seed, perFileCap: 3 });
@@ -63,7 +43,7 @@ async function main(): Promise<void> {
     const prepared = await prepareTarget(repo, probe.prompt, task.absPath, fileText, target);
     if (prepared) rows.push(await probeTask(task, prepared.plan, probe));
   });
-  const outDir = options.out ?? path.join(REPORTS_DIR, `search-errors-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const outDir = reportFolder(options.out, 'search-errors');
   await mkdir(outDir, { recursive: true });
   await writeFile(path.join(outDir, 'search-errors.json'), JSON.stringify({ model: probe.path, options, rows }, null, 1));
   const adapter = options.adapter ? ` with the adapter \`${options.adapter}\`` : '';
