@@ -142,9 +142,9 @@ export_cuda_options() {
   export NODE_LLAMA_CPP_CMAKE_OPTION_GGML_NATIVE=OFF
 }
 
-# The sm_90 build made on this machine instead of the device (no device time; ~N minutes on two
-# cores). It needs a CUDA 13.0 toolkit with cuBLAS: the python machine's /usr/local/cuda-13.0 (its
-# nvcc 13.0.88, as the device's) lacks cuBLAS and libcuda's link stub, so `cuda-toolkit` below
+# The sm_90 build made on this machine instead of the device (no device time; 22 minutes on two
+# idle cores). It needs a CUDA 13.0 toolkit with cuBLAS: the python machine's /usr/local/cuda-13.0
+# (its nvcc 13.0.88, as the device's) lacks cuBLAS and libcuda's link stub, so `cuda-toolkit`
 # assembles one in the cache from it, PyPI's nvidia-cublas 13.0.0.19 (headers and libraries; the
 # device's own cuBLAS 13 is used at run time) and an empty libcuda.so.1 to link against (the
 # device's driver provides the real one). Debian's patchelf must be installed.
@@ -471,6 +471,7 @@ case "${1:-}" in
   build-cuda) build_cuda ;;
   collect-build) collect_build "${2:-}" ;;
   build-cuda-local) build_cuda_local ;;
+  cuda-toolkit) assemble_cuda_toolkit ;;
   aside) move_aside ;;
   restore) restore_aside ;;
   *) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 2 ;;
