@@ -401,9 +401,9 @@ run_shards() {
       > "$out_dir/shard-$i.log" 2>&1 &
     pids+=($!)
   done
-  sleep 60
+  # A minute in, what the GPU carries says whether the shards use it.
+  for _ in $(seq 60); do sleep 1; [[ -n "$(jobs -r)" ]] || break; done
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader || true
-  grep -h -m1 "GPU layers" "$out_dir"/shard-0.log | cut -c1-240 || true
   for pid in "${pids[@]}"; do wait "$pid" || true; done
   tail -n 3 "$out_dir"/shard-0.log
   return_files
