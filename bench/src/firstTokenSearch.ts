@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   const outDir = reportFolder(options.out, 'first-token-search');
   await mkdir(outDir, { recursive: true });
   await writeFile(path.join(outDir, 'first-token-search.json'), JSON.stringify({ model: probe.path, options, rows }, null, 1));
-  const markdown = `First-token search: ${rows.length} tasks, ${options.branches} branches, model \`${probe.path}\`.\n\n${searchTable(rows)}`;
+  const markdown = `First-token search: ${rows.length} tasks, ${options.branches} branches, model \`${probe.path}\`.\n\n${searchTable(rows)}\n`;
   await writeFile(path.join(outDir, 'first-token-search.md'), markdown);
   process.stdout.write(markdown);
 }
