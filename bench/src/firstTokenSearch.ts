@@ -14,8 +14,6 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { toTokenIds } from '../../server/src/prompt/segments.js';
-import { layoutByName } from '../../server/src/prompt/layouts.js';
 import type { PromptPlan } from '../../server/src/prompt/sequences.js';
 import type { GenerationOptions } from '../../server/src/model/completionModel.js';
 import { LlamaSession } from '../../server/src/model/llama/llamaSession.js';
@@ -23,21 +21,19 @@ import { findTextStop } from '../../server/src/model/llama/stopRules.js';
 import { prepareTarget } from '../../models/data/trainingSequences.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { positiveInt } from './cliNumbers.js';
-import { loadProbeModel, probeCommand, reportFolder, taskTarget, taskTypesOf, visitTasks, type ProbeOptions, type ProbeModel } from './modelProbes.js';
+import { contextPromptIds, loadProbeModel, probeCommand, reportFolder, taskTarget, taskTypesOf, visitTasks, type ProbeOptions, type ProbeModel } from './modelProbes.js';
 import { exactMatch } from './metrics/textMetrics.js';
 import { markdownTable } from './report/format.js';
 import { createQuietProgress } from './progress.js';
 import { fetchRepositories } from './runBench.js';
 import { buildTasks } from './tasks/buildTasks.js';
+import { CONTEXTS, type ContextName } from './searchErrorTable.js';
 import { TASK_TYPES, type BenchTask, type TaskType } from './tasks/types.js';
 
 interface Options extends ProbeOptions {
   packages: string;
   branches: number;
 }
-
-const CONTEXTS = ['none', 'full'] as const;
-type ContextName = (typeof CONTEXTS)[number];
 
 interface Candidate {
   text: string;
@@ -93,9 +89,7 @@ async function probeTask(task: BenchTask, plan: PromptPlan, probe: ProbeModel, b
   const ending = generation.singleLine ? '\n' : '';
   const probes = {} as Record<ContextName, Probe>;
   for (const context of CONTEXTS) {
-    const layout = probe.prompt.layout ?? layoutByName('reposhapley');
-    const segments = context === 'none' ? layout.generation({ ...plan, packed: [] }, []) : layout.generation(plan, [...plan.packed.keys()]);
-    const ids = toTokenIds(segments, probe.prompt.special);
+    const ids = contextPromptIds(probe.prompt, plan, context);
     const greedy = (await session.generate(ids, generation)).text;
     const texts = new Set([greedy]);
     const firstTokens = await session.topNextTokens(ids, branches);

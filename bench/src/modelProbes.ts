@@ -10,8 +10,10 @@ import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { findBundledModel } from '../../server/src/completion/modelChoice.js';
 import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
-import { chooseLayout } from '../../server/src/prompt/layouts.js';
+import { chooseLayout, layoutByName } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { toTokenIds } from '../../server/src/prompt/segments.js';
+import type { PromptPlan } from '../../server/src/prompt/sequences.js';
 import { createStreamLogger } from '../../server/src/util/logger.js';
 import { openRepository } from '../../models/data/repositoryTools.js';
 import type { Target } from '../../models/data/targets.js';
@@ -19,6 +21,7 @@ import type { PromptSettings, RepositoryTools } from '../../models/data/training
 import { positiveInt } from './cliNumbers.js';
 import { createProgressBar } from './progress.js';
 import { REPORTS_DIR } from './repoPaths.js';
+import type { ContextName } from './searchErrorTable.js';
 import { TASK_TYPES, type BenchTask, type TaskType } from './tasks/types.js';
 
 /** The options every probe takes. */
@@ -120,4 +123,11 @@ export function taskTarget(task: BenchTask): { fileText: string; target: Target 
       start: task.prefix.length, end: task.prefix.length + task.target.length, text: task.target,
     },
   };
+}
+
+/** The generation prompt's tokens in one context: no retrieval, or every packed candidate as `full` sends them. */
+export function contextPromptIds(prompt: PromptSettings, plan: PromptPlan, context: ContextName): number[] {
+  const layout = prompt.layout ?? layoutByName('reposhapley');
+  const segments = context === 'none' ? layout.generation({ ...plan, packed: [] }, []) : layout.generation(plan, [...plan.packed.keys()]);
+  return toTokenIds(segments, prompt.special);
 }

@@ -13,13 +13,11 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { toTokenIds } from '../../server/src/prompt/segments.js';
-import { layoutByName } from '../../server/src/prompt/layouts.js';
 import type { PromptPlan } from '../../server/src/prompt/sequences.js';
 import { prepareTarget } from '../../models/data/trainingSequences.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
 import { parsePackageList } from './debianPackages.js';
-import { loadProbeModel, probeCommand, reportFolder, taskTarget, taskTypesOf, visitTasks, type ProbeOptions, type ProbeModel } from './modelProbes.js';
+import { contextPromptIds, loadProbeModel, probeCommand, reportFolder, taskTarget, taskTypesOf, visitTasks, type ProbeOptions, type ProbeModel } from './modelProbes.js';
 import { exactMatch } from './metrics/textMetrics.js';
 import { createQuietProgress } from './progress.js';
 import { DEFAULT_PACKAGE_LIST } from './repoPaths.js';
@@ -58,9 +56,7 @@ async function probeTask(task: BenchTask, plan: PromptPlan, { model, session, pr
   const ending = singleLine ? '\n' : '';
   const probes = {} as Record<ContextName, Probe>;
   for (const context of CONTEXTS) {
-    const layout = prompt.layout ?? layoutByName('reposhapley');
-    const segments = context === 'none' ? layout.generation({ ...plan, packed: [] }, []) : layout.generation(plan, [...plan.packed.keys()]);
-    const ids = toTokenIds(segments, prompt.special);
+    const ids = contextPromptIds(prompt, plan, context);
     const greedy = await session.generate(ids, { maxTokens: DEFAULT_SETTINGS.maxTokens, singleLine });
     probes[context] = {
       completion: greedy.text,
