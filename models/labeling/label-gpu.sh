@@ -114,19 +114,24 @@ pack_parts() {
   echo "$n parts; each call carries one folder beside the tree: run '$0 aside' before the calls, '$0 restore' after"
 }
 
+# llama.cpp's source as node-llama-cpp ships it (a git bundle in its llama/ folder), cloned to
+# DEST and patched as node-llama-cpp's own clone step patches it (its prebuilt binaries carry the
+# patches too); a patch that no longer applies means llama.cpp took it already.
+clone_llama_source() {
+  local llama_dir=$1 dest=$2 patch
+  git -c advice.detachedHead=false clone -q "$llama_dir/gitRelease.bundle" "$dest"
+  for patch in "$llama_dir"/patches/*.diff; do
+    git -C "$dest" apply "$patch" 2>/dev/null || echo "not applied (merged upstream?): $patch"
+  done
+}
+
 # What node-llama-cpp's source build needs that the device lacks: llama.cpp's source (the release
 # node-llama-cpp ships as a git bundle, cloned here since the device may have no git), npm (the
 # build runs `npm run cmake-js-llama`) and node's headers (cmake-js would download them).
 pack_build_tools() {
   local staging=$1 tools=$1/build-tools
   mkdir -p "$tools/nodedir/include"
-  git -c advice.detachedHead=false clone -q node_modules/node-llama-cpp/llama/gitRelease.bundle "$tools/llama.cpp"
-  # node-llama-cpp patches its clone as it makes one (its prebuilt binaries carry the patches too);
-  # a patch that no longer applies means llama.cpp took it already.
-  local patch
-  for patch in node_modules/node-llama-cpp/llama/patches/*.diff; do
-    git -C "$tools/llama.cpp" apply "$repo/$patch" 2>/dev/null || echo "not applied (merged upstream?): $patch"
-  done
+  clone_llama_source "$repo/node_modules/node-llama-cpp/llama" "$tools/llama.cpp"
   # The test vocabularies and the documentation: 113 MB the build never reads.
   rm -rf "$tools/llama.cpp/models" "$tools/llama.cpp/docs"
   cp -r "$(dirname "$(readlink -f "$(command -v npm)")")/.." "$tools/npm"
@@ -187,11 +192,7 @@ build_cuda_local() {
   cp -r node_modules/node-llama-cpp "$sandbox/node_modules/node-llama-cpp"
   local llama_dir=$sandbox/node_modules/node-llama-cpp/llama
   rm -rf "$llama_dir/localBuilds"
-  git -c advice.detachedHead=false clone -q "$llama_dir/gitRelease.bundle" "$llama_dir/llama.cpp"
-  local patch
-  for patch in "$llama_dir"/patches/*.diff; do
-    git -C "$llama_dir/llama.cpp" apply "$patch" 2>/dev/null || echo "not applied (merged upstream?): $patch"
-  done
+  clone_llama_source "$llama_dir" "$llama_dir/llama.cpp"
   export_cuda_options
   (
     export PATH="$cuda_toolkit/bin:$PATH" CUDAToolkit_ROOT=$cuda_toolkit CUDACXX=$cuda_toolkit/bin/nvcc
@@ -305,14 +306,12 @@ unzstd() {
 unpack() {
   local kind=$1
   [[ -f "$work/$kind.done" ]] && return 0
-  (cd "$work/parts" && cat "$kind".part* > "../$kind.tar.zst")
-  (cd "$work" && grep " $kind.tar.zst\$" parts/sums.txt | sha256sum -c --quiet) || {
+  complete "$kind" || {
     echo "$kind: the parts do not hash to what pack wrote (a part is missing?)" >&2
     exit 1
   }
   mkdir -p "$work/$kind"
-  unzstd -q -c "$work/$kind.tar.zst" | tar -x -C "$work/$kind"
-  rm "$work/$kind.tar.zst"
+  cat "$work/parts/$kind".part* | unzstd -q -c | tar -x -C "$work/$kind"
   touch "$work/$kind.done"
 }
 
