@@ -210,7 +210,7 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   },
   policy: {
     type: 'string', default: 'auto', enum: POLICY_NAMES,
-    description: 'Context-control policy: how cross-file context reaches the model.',
+    description: 'How cross-file context reaches the model: `none` (the file alone), `full` (the top-K candidates within the chunk budget), `reposhapley` (the model decides NEED/DONE and KEEP/DROP with its control tokens), `auto` (`reposhapley` where the model\'s control pack is marked trained, else `full`).',
   },
   layout: {
     type: 'string', default: 'auto', enum: LAYOUT_PREFERENCES,
@@ -259,7 +259,7 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   // Values above the core count are clamped to it; the maximum only rejects nonsense.
   threads: {
     type: 'integer', default: 0, min: 0, max: 1_024,
-    description: 'CPU threads for the model; 0: half the cores, but two where there are two.',
+    description: 'CPU threads for the model; 0: half the cores, but two where there are two. More than the cores is clamped to them, with a warning in the log.',
   },
   // More layers than the model has offloads them all; four digits are plenty.
   gpuLayers: {

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { Command, Option } from 'commander';
 import { writeTinyModel } from '../../test/support/tinyModel.js';
 import { PYTHON_CORPUS } from '../../test/support/byteBpe.js';
-import { loadLlamaModel } from '../../server/src/model/llama/llamaCompletionModel.js';
+import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
 import type { CompletionModel, ModelSession } from '../../server/src/model/completionModel.js';
 import { createStreamLogger } from '../../server/src/util/logger.js';
 import { nonNegativeInt, numberList, positiveInt } from './cliNumbers.js';

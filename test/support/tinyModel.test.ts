@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { writeTinyModel } from './tinyModel.js';
 import { BYTE_TO_UNICODE, PYTHON_CORPUS, learnMerges, toByteLevel } from './byteBpe.js';
 import { GgmlType } from '../../server/src/model/gguf/ggufTypes.js';
-import { loadLlamaModel } from '../../server/src/model/llama/llamaCompletionModel.js';
+import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
 import { silentLogger } from '../../server/src/util/logger.js';
 
 let dir: string;

@@ -6,13 +6,11 @@
 import type { CompletionTrace, PullableModel, PullModelResult, StatusModel } from '../../../shared/messages.js';
 import type { SettingsPatch, CompletionSettings } from '../../../shared/settings.js';
 import type { WorkspaceBoundHit } from '../indexing/indexResults.js';
+import type { DocumentEdit } from '../indexing/textEdits.js';
 import type { DocumentView } from './openDocuments.js';
 
 /** A text edit in a document, as LSP incremental sync sends it (range may be out of bounds: it is clamped). */
-export interface DocumentEdit {
-  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
-  text: string;
-}
+export type { DocumentEdit } from '../indexing/textEdits.js';
 
 /** One changed file reported by the editor's file watcher. */
 export interface WatchedFileEvent {

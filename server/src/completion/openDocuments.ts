@@ -9,9 +9,8 @@
  * disk content); documents outside every root (untitled buffers, files elsewhere) are
  * completed from their own text only.
  */
-import { applyEdits, clampedOffset, splitLines, type DocumentChange } from '../indexing/textEdits.js';
+import { applyEdits, clampedOffset, splitLines, type DocumentChange, type DocumentEdit } from '../indexing/textEdits.js';
 import { uriToPath } from '../workspace/paths.js';
-import type { DocumentEdit } from './engine.js';
 
 export interface OpenDocument {
   readonly uri: string;

@@ -7,7 +7,7 @@ import type { DocumentLocation } from './documentLocation.js';
 import type { PythonParser, Tree } from './parser.js';
 import { createStatementCache, type StatementCache } from './symbols.js';
 import { splitLines, type DocumentChange } from './textEdits.js';
-import type { SkipReason } from './types.js';
+import type { SkipReason } from '../workspace/fileFilters.js';
 
 /** An open document. */
 export interface OpenDocument {

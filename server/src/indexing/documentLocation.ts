@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { SkipReason } from './types.js';
+import type { SkipReason } from '../workspace/fileFilters.js';
 import { ancestorDirs, gitignorePath, judgePath } from '../workspace/pathRules.js';
 import { locateInRoots, type WorkspaceRoot } from '../workspace/paths.js';
 

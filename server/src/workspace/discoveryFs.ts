@@ -4,7 +4,7 @@
  */
 import { constants } from 'node:fs';
 import { open, readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
-import type { SkipReason } from '../indexing/types.js';
+import type { SkipReason } from './fileFilters.js';
 import type { Logger } from '../util/logger.js';
 
 /** A directory entry, as `readdir(dir, { withFileTypes: true })` gives it. */

@@ -2,7 +2,17 @@
  * Content checks that decide whether a Python file is worth indexing, as pure functions so the
  * bench and a corpus builder apply exactly the same rules as the server.
  */
-import type { SkipReason } from '../indexing/types.js';
+/** Why a file was not indexed; logged once per file. */
+export type SkipReason =
+  | 'ignored-by-gitignore'
+  | 'vendored-or-generated-directory'
+  | 'too-large'
+  | 'binary'
+  | 'minified'
+  | 'unreadable'
+  | 'outside-workspace'
+  | 'symlink-loop'
+  | 'not-python';
 
 /** Thresholds for {@link checkFileBytes} / {@link checkText}. */
 export interface ContentLimits {

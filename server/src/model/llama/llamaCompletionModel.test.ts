@@ -11,7 +11,7 @@ import { writeTinyModel, type TinyModel } from '../../../../test/support/tinyMod
 import { GgufWriter } from '../gguf/ggufWriter.js';
 import { ContextOverflowError, type CompletionModel, type ModelSession } from '../completionModel.js';
 import { createMemoryLogger } from '../../util/logger.js';
-import { loadLlamaModel } from './llamaCompletionModel.js';
+import { loadLlamaModel } from './loadLlamaModel.js';
 import { sigmoid } from './binaryDecision.js';
 import { LlamaSession } from './llamaSession.js';
 

@@ -9,8 +9,6 @@ import { createHiddenStateReader } from './hiddenStates.js';
 import type { Logger } from '../../util/logger.js';
 import { LlamaSession, type SessionModelHooks } from './llamaSession.js';
 
-export { loadLlamaModel } from './loadLlamaModel.js';
-
 /** How sessions' contexts are created. */
 export interface LlamaContextSettings {
   contextSize: number;

@@ -5,7 +5,7 @@
  */
 import { stat, truncate } from 'node:fs/promises';
 import { createModelDownloader, type ModelDownloader } from 'node-llama-cpp';
-import type { UrlDownloadRequest, UrlDownloadResult } from '../../modelStore/urlDownloader.js';
+import type { UrlDownloadRequest, UrlDownloadResult } from '../../modelStore/urlDownloadPort.js';
 
 /** Resolves with `work`, or with undefined as soon as `signal` aborts (work is left to finish). */
 function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
