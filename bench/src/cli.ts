@@ -82,7 +82,7 @@ function program(): Command {
     .option('--reuse <dir>', 'copy from the run journaled in DIR the results of the policies both runs have (it must differ only in its policies, or in t_c: then only none and full), instead of measuring them again')
     .option('--trace-prompts', 'ask for rendered prompts and keep them in results.json')
     .option('--server-log <file>', 'append every server\'s log to this file (debug level unless REPOSHAPLEY_LOG is set)')
-    .option('--update-docs', 'write the tables into docs/benchmarks.md')
+    .option('--update-docs', 'write the tables into docs/bench-latest.md')
     .option('--no-progress', 'no progress bar');
 }
 
@@ -117,7 +117,7 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.serverLog) options.serverLog = userPath(flags.serverLog);
   if (flags.resume) options.resume = true;
   if (flags.reuse) options.reuseFrom = userPath(flags.reuse);
-  if (flags.updateDocs) options.docsPath = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
+  if (flags.updateDocs) options.docsPath = path.join(REPO_ROOT, 'docs', 'bench-latest.md');
   if (flags.typing) {
     options.typing = { maxKeystrokes: flags.keys, gapMinMs: flags.gapMs[0], gapMaxMs: flags.gapMs[1], seed: flags.seed, rest: flags.rest };
     if (flags.pauseMs !== undefined) options.typing.pauseMs = flags.pauseMs;

@@ -7,7 +7,7 @@
  * the search saw) and of highest mean ℓ per token, and counts tasks where any candidate matches
  * (what a perfect chooser among them would reach). Evaluation only; run it on the validation
  * packages before any bench run, so nothing is chosen on the bench's tasks. On the 0.5B the most
- * likely candidate lost exact matches (docs/benchmarks.md, "First-token search"), so the server
+ * likely candidate lost exact matches (docs/history/2026-12-05-bench-misses-first-token.md, "First-token search"), so the server
  * decodes greedily.
  *
  *   npm run build && node dist/bench/src/firstTokenSearch.js --packages python3-dulwich,… [--branches 4] [--tasks line,api] [--limit 120]

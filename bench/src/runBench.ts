@@ -59,7 +59,7 @@ export interface BenchOptions {
   tracePrompts: boolean;
   /** Append the servers' logs (debug level) to this file. */
   serverLog?: string;
-  /** docs/benchmarks.md to update with the tables, if any. */
+  /** The page to write the tables into (docs/bench-latest.md), if any. */
   docsPath?: string;
   /** The command line, for the report. */
   command: string;
@@ -225,7 +225,7 @@ export async function fetchRepositories(options: Pick<BenchOptions, 'packages' |
   return repositories;
 }
 
-/** The section of docs/benchmarks.md between the markers. */
+/** The section of docs/bench-latest.md between the markers. */
 function docsSection(meta: ReportMeta, summary: BenchSummary, timing: HarnessTiming, files: ReportFiles): string {
   const typing = typingTable(summary);
   const evidence = evidenceTable(summary);

@@ -78,7 +78,7 @@ pack_parts() {
     archives+=(build)
   fi
   archives+=(data)
-  # The labels' generator G is the base file (docs/control-tokens.md says why), the same as label-qwen.sh's.
+  # The labels' generator G is the base file (docs/labeling.md says why), the same as label-qwen.sh's.
   local model
   model=$(node dist/server/src/main.js model path qwen2.5-coder-0.5b) || exit 1
   mkdir -p "$staging/models"

@@ -15,7 +15,7 @@
 #
 # Validation packages get 24 targets each and come first: t_c is tuned on them alone, and six
 # targets in each of the six gave 5 kept instances in 186 records (2026-12-02).
-# Budgets (prefix 384, suffix 64, chunks 384) and why: docs/control-tokens.md. Keep them as they
+# Budgets (prefix 384, suffix 64, chunks 384) and why: docs/labeling.md. Keep them as they
 # are while one label set grows: the features are taken at the budgets each record names.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

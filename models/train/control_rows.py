@@ -23,7 +23,7 @@ are unseen, as the validation ones are): the value with the lowest held-out loss
 convex in O, so every fit runs a fixed number of full-batch steps and no epoch is picked by
 looking at the validation packages; those serve t_c and the report only. (Penalizing only the
 pairs' contrasts, half the difference of <NEED> and <DONE>, left their common part free to fit the
-training packages, and did worse on the validation ones: docs/control-tokens.md.)
+training packages, and did worse on the validation ones: docs/history/2026-12-02-control-frozen-rows.md.)
 
 With --train-rows trigger only <NEED> and <DONE> change (features extracted --no-selection carry
 no selection positions, and the KEEP/DROP rows must then stay as the pack has them).

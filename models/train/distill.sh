@@ -90,7 +90,7 @@ export_gguf --out "$work/untuned.gguf"
 
 # All three task types, as the bench has them, 200 of each: the first distillation's sweep on
 # 200 line and API tasks picked its t_c from a trigger without measurable skill (AUC 0.58 over
-# 132 decisive tasks, docs/labeling.md), so the sweep needs more tasks than that.
+# 132 decisive tasks, docs/history/2026-12-01-labeling-small-model-distillation.md), so the sweep needs more tasks than that.
 say "t_c on the validation packages ($tc_limit line, API and block tasks)"
 node dist/bench/src/cli.js --model "$work/untuned.gguf" --policies none,reposhapley --need-threshold 0 \
   --tasks line,api,block --limit "$tc_limit" --packages "$validation_packages" --threads "$threads" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The paper's F2 generation term on two CPU cores (issue 20; docs/control-tokens.md, "The F2
+# The paper's F2 generation term on two CPU cores (issue 20; docs/training.md, "The F2
 # fine-tune on two CPU cores"): the shipped LoRA recipe, with Y read after each NEED instance's
 # verified evidence (`--completion-after evidence`), then the candidate benched beside the shipped
 # adapter on the validation packages. Hours of CPU, so every step resumes: run it again to go on.
@@ -16,17 +16,17 @@
 #      evidence widen full − none, does it cost none anything, and does the selection still rank the
 #      callee's definition (the API evidence table's P(KEEP) AUC)? The candidate's rows carry the
 #      selection too: F2 was adopted on none and full alone, and its selection turned out to rank the
-#      definition at 0.35 on the dev bench, against 0.76 for the rows it replaced (docs/benchmarks.md).
+#      definition at 0.35 on the dev bench, against 0.76 for the rows it replaced (docs/history/2026-12-05-bench-f2-adapter.md).
 #      The AUC is in each arm's summary.md ("Cross-file evidence on API tasks"). A folder benched
 #      before step 4 named reposhapley holds another run's journal, which --resume refuses: use a new OUT.
 #
 # On the AMD EPYC of 2026-12-04/05 (AVX2, two threads): 305 batches, 9,361 s of training over two
-# sessions (~23 s a batch idle), 1,129 s for its validation. Step 4 runs ~13-17 s a task for none and
-# full and 22-27 s (p50, API and line) for reposhapley (twenty-fourth session): 80 API tasks took
+# runs (~23 s a batch idle), 1,129 s for its validation. Step 4 runs ~13-17 s a task for none and
+# full and 22-27 s (p50, API and line) for reposhapley (2026-12-05): 80 API tasks took
 # 2,764 s (shipped) and 2,302 s (candidate) for none and full, so the default 200 line and API tasks
 # with reposhapley are about three hours a side. The labeler is paused meanwhile.
 #
-# Adopted 2026-12-05 (docs/control-tokens.md): the committed pack now holds this run's rows and
+# Adopted 2026-12-05 (docs/history/2026-12-05-control-f2-adapter.md): the committed pack now holds this run's rows and
 # adapter, so step 4's "shipped" arm is the candidate itself. To pair a new candidate with what ships,
 # keep it that way; to reproduce the adoption's comparison, bench the pack of edda308 instead.
 set -euo pipefail

@@ -9,9 +9,11 @@
 #
 # On the lent device (a call carries at most 64 MiB and the machine reaches no network), the
 # derived file travels in parts over several calls while the machine stays warm; each call moves
-# its part out of the tree, and the last one assembles them (docs/control-tokens.md has the recipe):
-#   here:   split -b 55M -d -a 2 DERIVED.gguf .gpu-ft/model.part   (and the gguf wheel, sequences.jsonl)
-#   device: PARTS=.gpu-ft models/train/finetune-gpu.sh
+# its part out of the tree, and the last one assembles them (docs/training.md, "The fine-tune on a lent GPU", has the recipe):
+#   here:   split -b 55M -d -a 2 DERIVED.gguf, one part per folder .gpu-ft00 .. .gpu-ftNN
+#           (the last also holds the gguf wheel and sequences.jsonl)
+#   device: PARTS=.gpu-ftKK ASSEMBLE=0 models/train/finetune-gpu.sh   for each folder but the last,
+#           then PARTS=.gpu-ftNN models/train/finetune-gpu.sh          (assembles and trains)
 # The assembled file must hash to the pack's pinned derived sha256, or nothing runs.
 #
 # Environment: MODEL or PARTS; SEQUENCES (default $PARTS/sequences.jsonl); OUT (default /tmp/ft-out);

@@ -70,7 +70,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--max-steps", type=int, help="stop after this optimizer step (total, across sessions)")
     p.add_argument("--max-tokens", type=float, help="stop after this many tokens seen in total, counting those the "
                    "--init-weights had already seen (for a fine-tune's own length use --max-steps)")
-    p.add_argument("--time-limit", type=float, help="stop after this many minutes in this session")
+    p.add_argument("--time-limit", type=float, help="stop after this many minutes of this run")
     p.add_argument("--checkpoint-minutes", type=float, default=5.0)
     p.add_argument("--eval-every", type=int, default=250, help="validate every N optimizer steps")
     p.add_argument("--val-tokens", type=int, default=65536)

@@ -10,8 +10,9 @@
  * completion is one non-empty printable line is used. Greedy decoding with fixed weights is
  * deterministic, so the editor must show exactly that text.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { writeTinyModel } from '../support/tinyModel.js';
 import { MAIN_JS } from './e2eEnv.js';
@@ -88,4 +89,33 @@ function cliCompletion(workspace: string, testCase: CompletionCase, cursor: { li
 /** One line of printable ASCII with a letter, not ending in a space (an editor shows it as typed). */
 export function isReadableLine(text: string): boolean {
   return /[a-z]/i.test(text) && /^[\x20-\x7e]*[\x21-\x7e]$/.test(text);
+}
+
+/**
+ * The user's model cache as the server finds it outside tests ($XDG_CACHE_HOME or ~/.cache):
+ * the tests' own REPOSHAPLEY_CACHE_DIR points at an empty folder on purpose, so it is not read.
+ */
+export function userModelCacheDir(): string {
+  return path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'reposhapley', 'models');
+}
+
+/** Whether the default catalog model is in `cacheDir`, verified (`reposhapley model path`). */
+export function hasDefaultModel(cacheDir: string): boolean {
+  return spawnSync(process.execPath, [MAIN_JS, 'model', 'path', '--cache-dir', cacheDir], { stdio: 'ignore', timeout: 60_000 }).status === 0;
+}
+
+/**
+ * The completion the default model gives at the end of `file` (as the CLI's `complete` finds
+ * and loads it from `cacheDir`, with the default policy): what the editor must show when its
+ * server uses the same cache and threads.
+ */
+export function defaultModelCompletion(workspace: string, file: string, cacheDir: string, threads: number): string {
+  const cursor = cursorAfter(readFileSync(path.join(workspace, file), 'utf8'));
+  const stdout = execFileSync(process.execPath, [
+    MAIN_JS, 'complete', `${path.join(workspace, file)}:${cursor.line}:${cursor.column}`, '--workspace', workspace,
+    '--threads', String(threads), '--json',
+  ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000, env: { ...process.env, REPOSHAPLEY_CACHE_DIR: cacheDir } });
+  const trace = JSON.parse(stdout) as { completion: string; outcome: string; message?: string };
+  if (trace.outcome !== 'ok') throw new Error(`the CLI could not complete with the default model: ${trace.outcome} ${trace.message ?? ''}`);
+  return trace.completion;
 }

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium, type E2eBrowser, type E2ePage } from './browser.js';
 import { findLogs, installExtension, processesWith, startCodeServer, type CodeServer, type CodeServerDirs } from './codeServer.js';
 import { ARTIFACTS_DIR, E2E_WORKSPACE_FIXTURE, ensureCodeServer, requireVsix, vscodeSkipReason } from './e2eEnv.js';
-import { prepareCompletion, type ExpectedCompletion } from './e2eModel.js';
+import { defaultModelCompletion, hasDefaultModel, prepareCompletion, userModelCacheDir, type ExpectedCompletion } from './e2eModel.js';
 
 const SKIP = vscodeSkipReason();
 if (SKIP) console.info(`[e2e] VS Code end-to-end test skipped: ${SKIP}`);
@@ -22,6 +22,11 @@ const FILE = 'main.py';
 /** Typed on the empty last line of main.py: no brackets or quotes, so no auto-closing. */
 const TYPED = 'result = perim';
 const SETTINGS = path.join('.vscode', 'settings.json');
+/** The README's screenshot: a file that uses the fixture's code, and a line to complete in it. */
+const DEMO_FILE = 'demo.py';
+const DEMO_TEXT = 'from main import perimeter\nfrom pkg import Point\n\ntriangle = [Point(0, 0), Point(3, 0), Point(3, 4)]\n';
+const DEMO_TYPED = 'length = perim';
+const USER_MODEL_CACHE = userModelCacheDir();
 
 describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   let tmp: string;
@@ -137,6 +142,32 @@ describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SK
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'no-model-message.png') });
     expect(await toast.count()).toBe(1);
   }, 120_000);
+
+  // Runs where the default model was pulled (CI's README command pulls it); the ghost text is the
+  // real model's, and its screenshot is the README's (copied to docs/images/ by hand).
+  test.skipIf(!hasDefaultModel(USER_MODEL_CACHE))('with the default model pulled: its completion as ghost text (the README\'s screenshot)', async () => {
+    // main.py back as the fixture has it, on disk and in its editor, so the server retrieves from
+    // what the CLI's copy of the fixture holds.
+    writeFileSync(path.join(workspace, FILE), original);
+    await focusEditor();
+    await runCommand('File: Revert File');
+    writeFileSync(path.join(workspace, DEMO_FILE), DEMO_TEXT);
+    const probe = path.join(tmp, 'demo-probe');
+    cpSync(E2E_WORKSPACE_FIXTURE, probe, { recursive: true });
+    writeFileSync(path.join(probe, DEMO_FILE), DEMO_TEXT + DEMO_TYPED);
+    const wanted = defaultModelCompletion(probe, DEMO_FILE, USER_MODEL_CACHE, 2);
+    writeWorkspaceSettings({ 'reposhapley.modelPath': '', 'reposhapley.modelCacheDir': USER_MODEL_CACHE, 'reposhapley.policy': 'auto', 'reposhapley.threads': 2 });
+    await statusIs('ready', 120_000);
+    // A clean window for the picture: the earlier tests' messages and the trace view closed.
+    await runCommand('Notifications: Clear All Notifications');
+    await runCommand('View: Close All Editor Groups');
+    await runCommand('Go to File...', DEMO_FILE);
+    await page.locator(`.tab.active[data-resource-name="${DEMO_FILE}"]`).first().waitFor({ timeout: 15_000 });
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText(DEMO_TYPED);
+    expect(await ghostText()).toBe(wanted);
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'default-model-ghost-text.png') });
+  }, 300_000);
 
   function writeWorkspaceSettings(settings: Record<string, unknown>): void {
     const file = path.join(workspace, SETTINGS);

@@ -1,6 +1,6 @@
 /**
- * Keeps the latest benchmark table in docs/benchmarks.md: the text between two markers is
- * replaced, everything else (the server section, notes) is left as it is.
+ * Keeps the latest benchmark table in docs/bench-latest.md: the text between two markers is
+ * replaced, everything else on the page is left as it is.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 

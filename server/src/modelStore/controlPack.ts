@@ -46,7 +46,7 @@ export interface ControlPack {
   /**
    * `q8_0`: the derived model stores the base's Q5_0 matrices (all but the token embedding, which
    * is only looked up) as Q8_0 with the same values, which llama.cpp multiplies faster
-   * (docs/benchmarks.md, "Q8_0 matrices"). Absent: every matrix as in the base.
+   * (docs/history/2026-12-04-bench-q8-shifted-reuse.md, "Q8_0 matrices"). Absent: every matrix as in the base.
    */
   matmulWeights?: 'q8_0';
   /** The file the pack makes from the base, pinned like a catalog file. */

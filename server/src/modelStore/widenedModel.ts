@@ -2,7 +2,7 @@
  * The same model, multiplied faster: a copy of a verified GGUF whose Q5_0 matrices are stored as
  * Q8_0 holding the same values (patchGguf's widening). llama.cpp's Q8_0 kernels, AMX tiles where
  * the CPU has them, read a prompt about twice as fast as its Q5_0 ones on this project's machines
- * (docs/benchmarks.md, "Q8_0 matrices"). Control packs widen their derived model themselves
+ * (docs/history/2026-12-04-bench-q8-shifted-reuse.md, "Q8_0 matrices"). Control packs widen their derived model themselves
  * (`matmulWeights`); this is for tools that must run a base model as it is, such as the labeler,
  * whose frozen generator is the base.
  */

@@ -5,7 +5,7 @@
  * proportion to the file being typed in. With V8's default heap-growing heuristics the old
  * space grows to a few times the live data before a full collection, and the pages stay
  * committed: resident memory climbed 65% over a 10,000-edit soak while the live heap grew 6%
- * (docs/reliability.md). A lower growing factor makes V8 collect before it grows; measured
+ * (docs/history/2026-11-29-reliability-issue-7-hardening.md). A lower growing factor makes V8 collect before it grows; measured
  * in-process over 8,000 typing edits, resident memory after warm-up grew 7% instead of 70%.
  *
  * Applied at run time because editors start the server as `node main.js`, without flags. A

@@ -2,7 +2,7 @@
  * Strings kept by long-lived caches. V8 makes a substring of 13+ characters (a `slice`, a
  * `split` piece) a view into its parent string, so caching one line of a document keeps the whole
  * document alive: a line cache filled while typing in a 100 KB file held one 100 KB text version
- * per keystroke (docs/reliability.md).
+ * per keystroke (docs/history/2026-11-29-reliability-issue-7-hardening.md).
  */
 
 /**

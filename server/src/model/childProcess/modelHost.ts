@@ -95,7 +95,7 @@ async function load(options: LoadModelOptions): Promise<LoadReply> {
   if (result.kind !== 'ok') return result;
   model = result.model;
   // The server asks for a session next, but first finishes reading the file's vocabulary itself
-  // (~1.8 s on an AVX2 EPYC, begun only now unless the file is hash-pinned; docs/benchmarks.md):
+  // (~1.8 s on an AVX2 EPYC, begun only now unless the file is hash-pinned; docs/history/2026-12-04-bench-cpus-cold-start.md):
   // making the session now (its context: 0.6-0.8 s there) overlaps the two, so the first
   // completion comes that much sooner.
   preparedSession = model.createSession();

@@ -231,7 +231,7 @@ function encodeQ5_0(data: Float32Array): Buffer {
  * Q5_0 blocks rewritten as Q8_0 blocks holding the same values exactly: a Q5_0 value is d·q with
  * q in -16..15, which is already an int8, so each block keeps its f16 scale and stores q as a
  * byte. llama.cpp reads Q8_0 matrices with faster kernels (AMX tiles where the CPU has them;
- * docs/benchmarks.md, "Q8_0 matrices"), at 34 bytes per 32 values instead of 22.
+ * docs/history/2026-12-04-bench-q8-shifted-reuse.md, "Q8_0 matrices"), at 34 bytes per 32 values instead of 22.
  */
 export function q5_0ToQ8_0(q5: Buffer): Buffer {
   if (q5.length % Q5_0_BLOCK_BYTES !== 0) throw new RangeError(`${q5.length} bytes are not whole Q5_0 blocks`);

@@ -2,7 +2,7 @@
  * The final hidden state h (after the output norm, before the output matrix) at chosen positions:
  * what the control rows of a pretrained model are trained against (issue 20, "the frozen model's
  * hidden states at the decision positions"). softmax(W_out·h) is the model's next-token
- * distribution; docs/control-tokens.md records the parity check (top tokens agree to 1e-4).
+ * distribution; docs/training.md records the parity check (top tokens agree to 1e-4).
  *
  * node-llama-cpp exposes h only through an embedding context, whose creation option and native
  * read are internal (`_embeddings`, `_ctx.getEmbedding`); both are checked at creation so a

@@ -51,7 +51,7 @@ export interface SessionModelHooks {
  * long a cancelled request may keep the model from the next keystroke's. Larger chunks read faster
  * where llama.cpp batches well (the derived model's Q8_0 matrices on AMX, 0.5B, two threads: 324,
  * 455, 508 and 557 tokens/s for chunks of 32, 64, 128 and 256; with Q5_0 matrices it was flat at
- * ~200: docs/benchmarks.md, "Prompt chunks sized by time"). So each chunk is sized from the speed
+ * ~200: docs/history/2026-12-04-bench-q8-shifted-reuse.md, "Prompt chunks sized by time"). So each chunk is sized from the speed
  * of the last one to take about PROMPT_CHUNK_MS, between 32 and 256 tokens: 64–96 here, 32 on
  * a CPU that reads 40 tokens/s.
  */
