@@ -69,6 +69,8 @@ export interface CompletionSettings {
   needThreshold: number | null;
   /** CPU threads for the model; 0 means half the machine's cores, but two where there are two; never more than the cores. */
   threads: number;
+  /** Use fewer than `threads` while other processes keep the cores busy (a build, another window's model). */
+  adaptiveThreads: boolean;
   /** Layers offloaded to a GPU: 'auto' lets llama.cpp decide, a number pins it, 0 is CPU only. */
   gpuLayers: 'auto' | number;
   /** Milliseconds to wait after the last keystroke before starting a completion. */
@@ -260,6 +262,12 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   threads: {
     type: 'integer', default: 0, min: 0, max: 1_024,
     description: 'CPU threads for the model; 0: half the cores, but two where there are two. More than the cores is clamped to them, with a warning in the log.',
+  },
+  // llama.cpp's threads spin waiting for each other, so a thread without a core stalls the rest
+  // (server/src/model/llama/threadGovernor.ts).
+  adaptiveThreads: {
+    type: 'boolean', default: true,
+    description: 'Use fewer threads than `threads` while other processes keep the cores busy (a build, a test run, another window\'s model): llama.cpp\'s threads wait for each other, so one without a core stalls the rest.',
   },
   // More layers than the model has offloads them all; four digits are plenty.
   gpuLayers: {

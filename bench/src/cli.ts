@@ -75,6 +75,7 @@ function program(): Command {
     .option('--need-threshold <t>', 't_c of the reposhapley policy, 0..1 (0 = always NEED: the no-trigger ablation; default: the model\'s)', unitInterval)
     .option('--keep-candidates-near <n>', 'the keepCandidatesNearLines setting: keep the candidates across a move of at most N lines', nonNegativeInt)
     .option('--no-kv-shift-reuse', 'keep only the common prefix of cached prompts (the kvShiftReuse setting off)')
+    .option('--no-adaptive-threads', 'keep the model on --threads threads whatever else runs (the adaptiveThreads setting off)')
     .option('--timeout-ms <n>', 'longest wait for one completion', positiveInt, 120_000)
     .option('--resamples <n>', 'bootstrap resamples', positiveInt, 2_000)
     .option('--out <dir>', 'report folder (default: bench/reports/<timestamp>); results are journaled there as they come')
@@ -89,7 +90,7 @@ function program(): Command {
 interface Flags {
   model?: string; adapter?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
   packageList: string; perFileCap: number; typing?: boolean; rest: boolean; pauseMs?: number; jump?: boolean; keys: number; gapMs: [number, number]; threads?: number;
-  maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; kvShiftReuse: boolean; keepCandidatesNear?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean; reuse?: string;
+  maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; kvShiftReuse: boolean; adaptiveThreads: boolean; keepCandidatesNear?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean; reuse?: string;
 }
 
 /** Flags -> options. */
@@ -113,6 +114,7 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.layouts !== undefined) options.layouts = flags.layouts;
   if (flags.needThreshold !== undefined) options.needThreshold = flags.needThreshold;
   if (!flags.kvShiftReuse) options.kvShiftReuse = false;
+  if (!flags.adaptiveThreads) options.adaptiveThreads = false;
   if (flags.keepCandidatesNear !== undefined) options.keepCandidatesNearLines = flags.keepCandidatesNear;
   if (flags.serverLog) options.serverLog = userPath(flags.serverLog);
   if (flags.resume) options.resume = true;

@@ -50,6 +50,8 @@ export interface BenchOptions {
   needThreshold?: number;
   /** The kvShiftReuse setting; default the server's. */
   kvShiftReuse?: boolean;
+  /** The adaptiveThreads setting; default the server's. */
+  adaptiveThreads?: boolean;
   /** The keepCandidatesNearLines setting; default the server's. */
   keepCandidatesNearLines?: number;
   requestTimeoutMs: number;
@@ -207,6 +209,7 @@ function serverSettings(options: BenchOptions): SettingsPatch {
   if (options.needThreshold !== undefined) settings.needThreshold = options.needThreshold;
   if (options.adapter) settings.adapterPath = options.adapter;
   if (options.kvShiftReuse !== undefined) settings.kvShiftReuse = options.kvShiftReuse;
+  if (options.adaptiveThreads !== undefined) settings.adaptiveThreads = options.adaptiveThreads;
   if (options.keepCandidatesNearLines !== undefined) settings.keepCandidatesNearLines = options.keepCandidatesNearLines;
   return settings;
 }

@@ -66,6 +66,7 @@ interface LoadRequest {
   notice?: string;
   pullable?: PullableModel;
   threads: number;
+  adaptiveThreads: boolean;
   gpuLayers: LoadModelOptions['gpuLayers'];
   layout: LayoutPreference;
   server?: LoadModelOptions['server'];
@@ -141,7 +142,7 @@ export class ModelManager {
   get(settings: CompletionSettings): Promise<ModelState> {
     const plan = planModel(settings, this.planInputs);
     const request: LoadRequest = {
-      ...plan, threads: settings.threads, gpuLayers: settings.gpuLayers, layout: settings.layout,
+      ...plan, threads: settings.threads, adaptiveThreads: settings.adaptiveThreads, gpuLayers: settings.gpuLayers, layout: settings.layout,
       ...(settings.adapterPath ? { adapterPath: settings.adapterPath } : {}),
       ...(settings.kvShiftReuse ? { shiftedReuseMinTokens: SHIFTED_REUSE_MIN_TOKENS } : {}),
       ...(settings.modelServer ? { server: serverOptions(settings) } : {}),
@@ -242,6 +243,7 @@ export class ModelManager {
     for (const candidate of request.candidates) {
       const options: LoadModelOptions = {
         path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers, ...(candidate.remote ? { server: request.server } : {}),
+        ...(request.adaptiveThreads && !candidate.remote ? { adaptiveThreads: true } : {}),
         ...adapterFor(candidate, request), ...(candidate.hashPinned ? { hashPinned: true } : {}),
         ...(request.shiftedReuseMinTokens && !candidate.remote ? { shiftedReuseMinTokens: request.shiftedReuseMinTokens } : {}),
       };

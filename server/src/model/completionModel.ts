@@ -235,6 +235,11 @@ export interface LoadModelOptions {
   hashPinned?: boolean;
   /** CPU threads, at most the machine's cores; 0 = half of them, at least one (llama/llamaRuntime.ts). */
   threads: number;
+  /**
+   * Use fewer than `threads` while other processes keep cores busy (llama/threadGovernor.ts): the
+   * adaptiveThreads setting. Local models only.
+   */
+  adaptiveThreads?: boolean;
   gpuLayers: 'auto' | number;
   contextSize?: number;
   /** Tokens evaluated per batch in a prefill; default llama.cpp's (512). See docs/benchmarks.md. */

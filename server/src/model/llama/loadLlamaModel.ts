@@ -13,6 +13,7 @@ import {
   CONTROL_TRAINED_KEY, declaredLayoutOf, ECHO_LINES_KEY, isEchoLineCount, LAYOUT_KEY, NEED_THRESHOLD_KEY, TRIGGER_SOFTMAX_KEY, triggerSoftmaxOf,
 } from '../reposhapleyKeys.js';
 import { scanSpecialTokens } from './specialTokenIds.js';
+import { governThreads } from './threadGovernor.js';
 import { acquireRuntime, resolveThreads, type RuntimeLease } from './llamaRuntime.js';
 import { LlamaCompletionModel } from './llamaCompletionModel.js';
 
@@ -61,7 +62,9 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger):
       (options.adapterPath ? `, LoRA adapter ${options.adapterPath}` : ''));
     const settings = { contextSize, threads, flashAttention: options.flashAttention ?? false, batchSize: options.batchSize, adapterPath: options.adapterPath,
       ...(options.shiftedReuseMinTokens ? { shiftedReuseMinTokens: options.shiftedReuseMinTokens } : {}) };
-    return { kind: 'ok', model: new LlamaCompletionModel(model, info, settings, logger, lease.release) };
+    const stopGoverning = options.adaptiveThreads ? governThreads(lease.llama, threads, logger) : () => {};
+    const release = lease.release;
+    return { kind: 'ok', model: new LlamaCompletionModel(model, info, settings, logger, () => { stopGoverning(); release(); }) };
   } catch (error) {
     // node-llama-cpp says only "Failed to load model"; llama.cpp logged why, but its log lines
     // reach us through the event loop and may still be queued: let them arrive (a failed load is rare).
