@@ -85,6 +85,12 @@ export interface CompletionTrace {
     generated: number;
     /** Prompt tokens whose evaluation was reused from an earlier step or request. */
     reused: number;
+    /**
+     * What the model evaluated for this completion, by stage (tokens read back from its cache not
+     * counted): the trigger, the selection, the generation prompt, the generated tokens; and the
+     * prompt tokens all stages read from the cache. Absent in traces of older servers.
+     */
+    evaluated?: { trigger: number; selection: number; prompt: number; generated: number; reused: number };
   };
   timings: StageTimings;
   /** Index version the completion was computed against. */

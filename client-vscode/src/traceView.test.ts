@@ -25,6 +25,12 @@ test('renders where, what, the decision, each candidate, tokens and timings', ()
   expect(text).toContain('generated 9');
   expect(text).toContain('total **82 ms**');
   expect(text).not.toContain('## Prompt');
+  expect(text).not.toContain('The model evaluated');
+});
+
+test('says what the model evaluated, by stage, when the server reports it', () => {
+  const tokens = { ...TRACE.tokens, evaluated: { trigger: 12, selection: 40, prompt: 150, generated: 9, reused: 300 } };
+  expect(renderTrace({ ...TRACE, tokens })).toContain('The model evaluated 211 tokens: trigger 12, selection 40, prompt 150, generated 9.');
 });
 
 test('fences the completion so backticks inside cannot end the block', () => {

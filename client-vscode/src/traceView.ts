@@ -32,6 +32,7 @@ export function renderTrace(trace: CompletionTrace): string {
     `Prompt ${trace.tokens.prompt} tokens (prefix ${trace.tokens.prefix}, suffix ${trace.tokens.suffix}, ` +
       `chunks ${trace.tokens.chunks}; ${trace.tokens.reused} reused), generated ${trace.tokens.generated}` +
       `${trace.stoppedBy === undefined ? '' : ` (stopped by ${trace.stoppedBy})`}.`,
+    ...evaluatedLine(trace.tokens.evaluated),
     '',
     `Retrieval ${ms(trace.timings.retrievalMs)}, prompt ${ms(trace.timings.promptMs)}, decision ${ms(trace.timings.decisionMs)}, ` +
       `selection ${ms(trace.timings.selectionMs)}, generation ${ms(trace.timings.generationMs)}; total **${ms(trace.timings.totalMs)}** ` +
@@ -72,4 +73,12 @@ function fileName(uri: string): string {
 
 function ms(value: number): string {
   return `${Math.round(value)} ms`;
+}
+
+/** What the model evaluated, by stage, as one sentence (absent from older servers' traces). */
+function evaluatedLine(evaluated: CompletionTrace['tokens']['evaluated']): string[] {
+  if (!evaluated) return [];
+  const { trigger, selection, prompt, generated } = evaluated;
+  return ['', `The model evaluated ${trigger + selection + prompt + generated} tokens: trigger ${trigger}, selection ${selection}, ` +
+    `prompt ${prompt}, generated ${generated}.`];
 }

@@ -47,6 +47,8 @@ describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SK
     workspace = path.join(tmp, 'workspace');
     cpSync(E2E_WORKSPACE_FIXTURE, workspace, { recursive: true });
     original = readFileSync(path.join(workspace, FILE), 'utf8');
+    // Written now, so the editor's file search knows it by the time the last test opens it.
+    writeFileSync(path.join(workspace, DEMO_FILE), DEMO_TEXT);
     expected = await prepareCompletion({ workspace, file: FILE, typed: TYPED, policy: 'none', threads: 1 }, path.join(tmp, 'model'));
     writeWorkspaceSettings({ 'reposhapley.modelPath': expected.modelPath, 'reposhapley.threads': 1 });
     dirs = { extensionsDir: path.join(tmp, 'extensions'), userDataDir: path.join(tmp, 'user-data') };
@@ -151,7 +153,6 @@ describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SK
     writeFileSync(path.join(workspace, FILE), original);
     await focusEditor();
     await runCommand('File: Revert File');
-    writeFileSync(path.join(workspace, DEMO_FILE), DEMO_TEXT);
     const probe = path.join(tmp, 'demo-probe');
     cpSync(E2E_WORKSPACE_FIXTURE, probe, { recursive: true });
     writeFileSync(path.join(probe, DEMO_FILE), DEMO_TEXT + DEMO_TYPED);
@@ -161,9 +162,7 @@ describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SK
     // A clean window for the picture: the earlier tests' messages and the trace view closed.
     await runCommand('Notifications: Clear All Notifications');
     await runCommand('View: Close All Editor Groups');
-    await runCommand('Go to File...', DEMO_FILE);
-    await page.locator(`.tab.active[data-resource-name="${DEMO_FILE}"]`).first().waitFor({ timeout: 15_000 });
-    await page.keyboard.press('Control+End');
+    await focusEditor(DEMO_FILE);
     await page.keyboard.insertText(DEMO_TYPED);
     expect(await ghostText()).toBe(wanted);
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'default-model-ghost-text.png') });
@@ -189,15 +188,27 @@ describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SK
   }
 
   /**
-   * Focuses main.py's editor (the trace may be open beside it) at the end of the file, and waits
-   * until the focused editor is main.py's: keys typed before that go wherever focus was.
+   * Focuses `file`'s editor (the trace may be open beside it) at the end of the file, and waits
+   * until the focused editor is that file's: keys typed before that go wherever focus was.
    */
-  async function focusEditor(): Promise<void> {
-    await runCommand('Go to File...', FILE);
+  async function focusEditor(file = FILE): Promise<void> {
+    await runCommand('Go to File...', file);
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
-    await page.locator(`.tab.active[data-resource-name="${FILE}"]`).first().waitFor({ timeout: 15_000 });
+    await page.locator(`.tab.active[data-resource-name="${file}"]`).first().waitFor({ timeout: 15_000 });
     await page.locator('.editor-instance .monaco-editor.focused').first().waitFor({ timeout: 15_000 });
-    await page.keyboard.press('Control+End');
+    // The cursor must be on the last line before typing: a Control+End that lands while the editor
+    // restores its view state is lost, and the text would go to the top of the file.
+    const lastLine = readFileSync(path.join(workspace, file), 'utf8').split('\n').length;
+    const atLastLine = page.locator(`.statusbar-item:has-text("Ln ${lastLine},")`).first();
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press('Control+End');
+      try {
+        await atLastLine.waitFor({ timeout: 3_000 });
+        return;
+      } catch (error) {
+        if (attempt === 3) throw new Error(`the cursor did not reach line ${lastLine} of ${file}; ${await screenState()}`, { cause: error });
+      }
+    }
   }
 
   /**

@@ -3,6 +3,7 @@
  * types), quality with bootstrap CIs, latency percentiles, context statistics from the traces,
  * and paired bootstrap CIs for the difference between every two policies on the same tasks.
  */
+import type { CompletionTrace } from '../../../shared/messages.js';
 import type { ArmName, TaskResult } from '../driver/results.js';
 import { quantile } from '../stats.js';
 import type { TaskType } from '../tasks/types.js';
@@ -38,6 +39,11 @@ export interface GroupSummary {
   needRate: number;
   /** Reused prompt tokens over prompt tokens (sums over traced tasks). */
   reusedRatio: number;
+  /**
+   * What the model evaluated per completion, by stage (means over traces that report it; NaN
+   * when none does): the cost a policy's decisions add or save.
+   */
+  evaluated: { trigger: number; selection: number; prompt: number; generated: number; total: number };
   /** Requests that timed out or failed. */
   failures: number;
   /** Tasks answered with no completion. */
@@ -134,6 +140,7 @@ function summarizeGroup(results: readonly TaskResult[], policy: ArmName, type: T
     kept: average(traces.map((t) => t.candidates.filter((c) => c.kept).length)),
     needRate: average(traces.map((t) => (t.decision === 'need' ? 1 : 0))),
     reusedRatio: ratio(traces.map((t) => t.tokens.reused), traces.map((t) => t.tokens.prompt)),
+    evaluated: evaluatedMeans(traces),
     failures: results.filter((r) => r.outcome === 'timeout' || r.outcome === 'error').length,
     empty: results.filter((r) => r.outcome === 'empty').length,
   };
@@ -211,4 +218,13 @@ export function percentiles(values: readonly number[]): Percentiles {
 function ratio(numerators: readonly number[], denominators: readonly number[]): number {
   const total = denominators.reduce((a, b) => a + b, 0);
   return total > 0 ? numerators.reduce((a, b) => a + b, 0) / total : Number.NaN;
+}
+
+function evaluatedMeans(traces: readonly CompletionTrace[]): GroupSummary['evaluated'] {
+  const stages = traces.flatMap((t) => (t.tokens.evaluated ? [t.tokens.evaluated] : []));
+  const mean = (pick: (e: NonNullable<CompletionTrace['tokens']['evaluated']>) => number) => average(stages.map(pick));
+  return {
+    trigger: mean((e) => e.trigger), selection: mean((e) => e.selection), prompt: mean((e) => e.prompt),
+    generated: mean((e) => e.generated), total: mean((e) => e.trigger + e.selection + e.prompt + e.generated),
+  };
 }

@@ -24,11 +24,13 @@ export interface ReportMeta {
 /** policy × task type: quality with 95 % CIs, latency, context. */
 export function qualityTable(summary: BenchSummary): string {
   const header = ['type', 'policy', 'tasks', 'EM % [95 % CI]', 'ES [95 % CI]', 'ID-EM %', 'ID-F1 %',
-    'latency p50 / p95 / p99 (ms)', 'prompt tok', 'cand.', 'kept', 'NEED', 'reused tok', 'empty / failed'];
+    'latency p50 / p95 / p99 (ms)', 'prompt tok', 'evaluated tok: all (trigger / selection / prompt / generated)', 'cand.', 'kept', 'NEED',
+    'reused tok', 'empty / failed'];
   const rows = summary.groups.map((g) => [
     g.type, g.policy, String(g.tasks), withInterval(g.em), withInterval(g.es), num(g.idEm), num(g.idF1),
     `${num(g.latency.p50, 0)} / ${num(g.latency.p95, 0)} / ${num(g.latency.p99, 0)}`,
-    num(g.promptTokens, 0), num(g.candidates), num(g.kept), pct(g.needRate, 0), pct(g.reusedRatio, 0), `${g.empty} / ${g.failures}`,
+    num(g.promptTokens, 0), evaluatedCell(g.evaluated), num(g.candidates), num(g.kept), pct(g.needRate, 0), pct(g.reusedRatio, 0),
+    `${g.empty} / ${g.failures}`,
   ]);
   return markdownTable(header, rows);
 }
@@ -116,4 +118,8 @@ export function reportMarkdown(meta: ReportMeta, summary: BenchSummary, timing: 
     '',
     ...(meta.typing ? ['In --typing mode a run includes the keystroke gaps and the debounce, so "overhead" is mostly the typist.', ''] : []),
   ].join('\n');
+}
+
+function evaluatedCell(e: GroupSummary['evaluated']): string {
+  return `${num(e.total, 0)} (${num(e.trigger, 0)} / ${num(e.selection, 0)} / ${num(e.prompt, 0)} / ${num(e.generated, 0)})`;
 }

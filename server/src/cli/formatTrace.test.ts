@@ -31,3 +31,9 @@ test('a P(NEED) read over the whole vocabulary is tiny, and shows its exponent i
   const lines = formatTrace({ ...trace, effectivePolicy: 'reposhapley', decision: 'need', needProbability: 3.2e-6, needThreshold: 1.5e-6 });
   expect(lines[1]).toBe('policy: auto -> reposhapley; decision: need (P(NEED) 3.2e-4%, t_c 1.5e-4%)');
 });
+
+test('the tokens line adds what the model evaluated, by stage, when the trace has it', () => {
+  const tokens = { ...trace.tokens, evaluated: { trigger: 0, selection: 0, prompt: 120, generated: 4, reused: 80 } };
+  expect(formatTrace({ ...trace, tokens }).find((line) => line.startsWith('tokens:'))).toBe(
+    'tokens: prompt 200 (prefix 90, suffix 10, chunks 100), generated 4, reused 0; evaluated 124 (trigger 0, selection 0, prompt 120, generated 4)');
+});

@@ -32,7 +32,7 @@ export function formatTrace(trace: CompletionTrace): string[] {
     `candidates: ${trace.candidates.length} retrieved, ${kept} kept`,
     ...trace.candidates.map(formatCandidate),
     `tokens: prompt ${tokens.prompt} (prefix ${tokens.prefix}, suffix ${tokens.suffix}, chunks ${tokens.chunks}), ` +
-      `generated ${tokens.generated}${stopped}, reused ${tokens.reused}`,
+      `generated ${tokens.generated}${stopped}, reused ${tokens.reused}` + evaluatedText(tokens.evaluated),
     `timings: retrieval ${ms(timings.retrievalMs)}, prompt ${ms(timings.promptMs)}, decision ${ms(timings.decisionMs)}, ` +
       `selection ${ms(timings.selectionMs)}, generation ${ms(timings.generationMs)}, total ${ms(timings.totalMs)}`,
     `index version ${trace.indexVersion}; trace ${trace.traceId}`,
@@ -42,4 +42,11 @@ export function formatTrace(trace: CompletionTrace): string[] {
 
 function ms(value: number): string {
   return `${Math.round(value)} ms`;
+}
+
+/** What the model evaluated, by stage (absent from traces of older servers). */
+function evaluatedText(evaluated: CompletionTrace['tokens']['evaluated']): string {
+  if (!evaluated) return '';
+  const { trigger, selection, prompt, generated } = evaluated;
+  return `; evaluated ${trigger + selection + prompt + generated} (trigger ${trigger}, selection ${selection}, prompt ${prompt}, generated ${generated})`;
 }

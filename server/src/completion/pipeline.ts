@@ -22,6 +22,7 @@ import type { Candidate } from '../retrieval/types.js';
 import type { Logger } from '../util/logger.js';
 import { uriToPath } from '../workspace/paths.js';
 import { balanceWithSuffix } from './brackets.js';
+import { MeteredSession } from './meteredSession.js';
 import { isBlockPosition, splitAtCursor, trimSuffixOverlap, type CursorSplit } from './cursor.js';
 
 /** Multi-line completions stop after this many lines even if the model goes on. */
@@ -69,11 +70,13 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps, sign
   const { settings, model } = input;
   const policy = resolvePolicy(settings.policy, model.info, deps.logger);
   let retrievalMs = 0;
-  const context = await buildContext(input, deps, split, signal, (ms) => (retrievalMs += ms));
+  const session = new MeteredSession(input.session, model.info.special);
+  const context = await buildContext({ ...input, session }, deps, split, signal, (ms) => (retrievalMs += ms));
   const promptMs = performance.now() - started;
   const result = await policy.run(context);
   const text = postProcess(result.generated.text, split, isMultiLine(input, split));
   const trace = buildTrace(input, deps, context.inFile, result, policy.name, text, signal);
+  trace.tokens.evaluated = { ...session.evaluated };
   if (result.needProbability !== undefined) trace.needThreshold = context.needThreshold;
   trace.timings = {
     retrievalMs, promptMs, decisionMs: result.decisionMs, selectionMs: result.selectionMs,
