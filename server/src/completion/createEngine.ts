@@ -77,11 +77,12 @@ class RepoShapleyEngine implements CompletionEngine {
   }
 
   async indexWorkspace(roots: string[], onProgress: (p: IndexProgress) => void, signal?: AbortSignal): Promise<IndexStats> {
-    const stats = await this.workspace.indexRoots(roots, onProgress, signal);
-    // Load the model now, so the first keystroke does not pay for it and a missing model is
-    // reported while the user is still reading the "indexed" status.
+    // Load the model while indexing (the host reads the file, this process parses): a first
+    // request that comes during or after a long index then finds the model loaded or loading,
+    // instead of starting the load itself. A missing model is reported while the user is still
+    // reading the indexing status.
     if (this.settings.enabled) void this.warmModel();
-    return stats;
+    return this.workspace.indexRoots(roots, onProgress, signal);
   }
 
   openDocument(uri: string, text: string, version: number): void {
