@@ -47,7 +47,7 @@ function packageNames(requested: string[] | undefined, listFile: string): string
 function program(): Command {
   return new Command('bench')
     .description('RepoEval-style completion benchmark over the built server (stdio), per policy')
-    .option('--model <path>', 'GGUF model (default: REPOSHAPLEY_MODEL, then the bundled model)')
+    .option('--model <path>', 'GGUF model or catalog name (default: the server\'s choice: REPOSHAPLEY_MODEL, then the pulled catalog model, then the bundled one)')
     .option('--adapter <file>', 'a LoRA adapter GGUF on the model (the adapterPath setting; models/train/lora_gguf.py)')
     .option('--model-server <url>', 'also run every task through this llama-server and compare (report: model-server.md)')
     .addOption(new Option('--policies <list>', 'policies to compare').argParser(listOf(POLICY_NAMES, 'policies'))
