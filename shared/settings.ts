@@ -216,7 +216,7 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   },
   layout: {
     type: 'string', default: 'auto', enum: LAYOUT_PREFERENCES,
-    description: 'Prompt layout: `repo-fim` (the model\'s repository format), `repo-fim-line` (the same with the cursor line\'s typed text as the start of the middle: a keystroke re-reads a token or two, but it cost the 0.5B 18 EM points), `repo-fim-pack-last` (the paper\'s order, chunks after the suffix: for paired benches, every keystroke re-reads the chunks), `plain-fim` (chunks as comments; not for control-pack models), `auto` (what the model declares, else repo-fim where the vocabulary has it).',
+    description: 'Prompt layout: `repo-fim` (the model\'s repository format), `repo-fim-line` and `repo-fim-pack-last` (variants kept for paired benches: both cost quality or keystroke latency, docs/benchmarks.md), `plain-fim` (chunks as comments; not for control-pack models), `auto` (what the model declares, else `repo-fim` where its vocabulary has it).',
   },
   'budgets.prefixTokens': {
     type: 'integer', default: 384, min: 16, max: MAX_BUDGET_TOKENS,
