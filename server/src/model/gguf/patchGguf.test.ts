@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -142,6 +142,16 @@ describe('patchGguf widening Q5_0 matrices to Q8_0', () => {
     const [before, after] = [await tensorBytes(basePath, 'token_embd.weight'), await tensorBytes(outPath, 'token_embd.weight')];
     expect(after.subarray(0, 2 * row).equals(before.subarray(0, 2 * row))).toBe(true);
     expect(after.subarray(2 * row, 3 * row).equals(before.subarray(2 * row, 3 * row))).toBe(false);
+  });
+
+  test('writers of the same file at once each finish, and the file is whole', async () => {
+    const target = path.join(dir, 'raced.gguf');
+    const widen = () => patchGguf(basePath, target, { kv: new Map(), rows: [], widenToQ8_0: new Set(['blk.0.ffn_up.weight']) });
+    await Promise.all([widen(), widen(), widen()]);
+    const single = path.join(dir, 'single.gguf');
+    await patchGguf(basePath, single, { kv: new Map(), rows: [], widenToQ8_0: new Set(['blk.0.ffn_up.weight']) });
+    expect((await readFile(target)).equals(await readFile(single))).toBe(true);
+    expect((await readdir(dir)).filter((name) => name.includes('.partial'))).toEqual([]);
   });
 
   test('widening a tensor that is missing or not Q5_0 fails with a message', async () => {

@@ -10,6 +10,7 @@
  * A patch may also widen Q5_0 matrices to Q8_0 (the same values, read faster); then the tensors
  * are laid out anew, one after another, and each is copied or widened on its own.
  */
+import { randomBytes } from 'node:crypto';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { GGML_BLOCK_LAYOUT, GgmlType, encodeTensorData, q5_0ToQ8_0, type GgufValue, type WritableGgmlType } from './ggufTypes.js';
 import { readGgufHeader, tensorDataBytes, type GgufTensorInfo } from './ggufReader.js';
@@ -36,7 +37,9 @@ const PATCHABLE_TYPES = new Set<GgmlType>([GgmlType.F32, GgmlType.F16, GgmlType.
 const COPY_CHUNK_BYTES = 8 * 1024 * 1024;
 
 /**
- * Write `outPath` as `basePath` with `patch` applied, through `outPath.partial` and a rename.
+ * Write `outPath` as `basePath` with `patch` applied, through a partial file of this call's own and
+ * a rename: writers of the same file at once (two labeler shards widening one model) each rename a
+ * whole copy, and none writes into another's.
  * Throws with a message naming the problem (unknown tensor, unsupported row type, bad row).
  */
 export async function patchGguf(basePath: string, outPath: string, patch: GgufPatch): Promise<void> {
@@ -51,7 +54,7 @@ export async function patchGguf(basePath: string, outPath: string, patch: GgufPa
   const header = encodeHeader(kv, tensors);
   const dataOffset = Math.ceil(header.length / base.alignment) * base.alignment;
 
-  const partial = `${outPath}.partial`;
+  const partial = `${outPath}.${process.pid}-${randomBytes(4).toString('hex')}.partial`;
   const input = await open(basePath, 'r');
   const output = await open(partial, 'w');
   try {
