@@ -63,7 +63,7 @@ export function threadsFor(limit: number, cores: number, othersBusy: number): nu
   return Math.max(1, Math.min(limit, Math.round(cores - othersBusy)));
 }
 
-function readSample(): CpuSample | undefined {
+function readProcSample(): CpuSample | undefined {
   try {
     const busyTicks = busyTicksOf(readFileSync('/proc/stat', 'utf8'));
     const ownTicks = ownTicksOf(readFileSync('/proc/self/stat', 'utf8'));
@@ -74,25 +74,40 @@ function readSample(): CpuSample | undefined {
   }
 }
 
+/** What the governor reads of the machine; tests pass their own. */
+export interface MachineReadings {
+  sample(): CpuSample | undefined;
+  cores(): number;
+}
+
+const PROC_READINGS: MachineReadings = { sample: readProcSample, cores: () => os.availableParallelism() };
+
+/** The part of node-llama-cpp's `Llama` the governor sets. */
+type ThreadCapped = Pick<Llama, 'maxThreads'>;
+
 interface Governed {
   /** Thread limits of the models sharing this runtime; the cap never exceeds the largest. */
   limits: number[];
   timer: NodeJS.Timeout;
   samples: CpuSample[];
   applied: number;
+  readings: MachineReadings;
 }
 
-const governed = new Map<Llama, Governed>();
+const governed = new Map<ThreadCapped, Governed>();
 
 /**
  * Caps `llama`'s threads to the cores other processes leave, at most `limit`, until the returned
  * function is called. Models sharing a runtime share its governor. Without /proc it does nothing.
  */
-export function governThreads(llama: Llama, limit: number, logger: Logger): () => void {
-  if (readSample() === undefined) return () => {};
+export function governThreads(llama: ThreadCapped, limit: number, logger: Logger, readings = PROC_READINGS): () => void {
+  if (readings.sample() === undefined) return () => {};
   let entry = governed.get(llama);
   if (!entry) {
-    const created: Governed = { limits: [], samples: [], applied: llama.maxThreads, timer: setInterval(() => tick(llama, created, logger), SAMPLE_EVERY_MS) };
+    const created: Governed = {
+      limits: [], samples: [], applied: llama.maxThreads, readings,
+      timer: setInterval(() => tick(llama, created, logger), SAMPLE_EVERY_MS),
+    };
     created.timer.unref();
     governed.set(llama, created);
     entry = created;
@@ -102,25 +117,25 @@ export function governThreads(llama: Llama, limit: number, logger: Logger): () =
   return () => release(llama, owner, limit);
 }
 
-function tick(llama: Llama, entry: Governed, logger: Logger): void {
-  const sample = readSample();
+function tick(llama: ThreadCapped, entry: Governed, logger: Logger): void {
+  const sample = entry.readings.sample();
   if (!sample) return;
   entry.samples.push(sample);
   if (entry.samples.length > WINDOW_SAMPLES) entry.samples.shift();
   if (entry.samples.length < 2) return;
   const othersBusy = othersBusyCores(entry.samples[0]!, sample);
-  const threads = threadsFor(Math.max(...entry.limits), os.availableParallelism(), othersBusy);
+  const threads = threadsFor(Math.max(...entry.limits), entry.readings.cores(), othersBusy);
   if (threads === entry.applied) return;
   logger.debug(`model threads ${entry.applied} -> ${threads}: other processes busy on ${othersBusy.toFixed(2)} cores`);
   entry.applied = threads;
   llama.maxThreads = threads;
 }
 
-function release(llama: Llama, entry: Governed, limit: number): void {
+function release(llama: ThreadCapped, entry: Governed, limit: number): void {
   const index = entry.limits.indexOf(limit);
   if (index >= 0) entry.limits.splice(index, 1);
   if (entry.limits.length > 0 || governed.get(llama) !== entry) return;
   clearInterval(entry.timer);
   governed.delete(llama);
-  llama.maxThreads = os.availableParallelism();
+  llama.maxThreads = entry.readings.cores();
 }
