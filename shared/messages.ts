@@ -47,6 +47,11 @@ export interface TraceCandidate {
 
 /** Wall-clock milliseconds per pipeline stage. */
 export interface StageTimings {
+  /**
+   * Time the request waited for the model before its stages ran: the model's load, or another
+   * completion or background prefill using it. Absent in traces of older servers.
+   */
+  waitMs?: number;
   retrievalMs: number;
   promptMs: number;
   decisionMs: number;

@@ -63,6 +63,7 @@ describe('policies through the engine', () => {
     expect(trace).toMatchObject({ effectivePolicy: 'none', decision: 'done', candidates: [], outcome: 'ok' });
     expect(trace.tokens.chunks).toBe(0);
     expect(trace.tokens.prompt).toBe(trace.tokens.prefix + trace.tokens.suffix + 4);
+    expect(trace.tokens.evaluated).toMatchObject({ trigger: 0, selection: 0, prompt: trace.tokens.prompt - trace.tokens.reused });
   });
 
   test('full: every packed candidate is kept', async () => {
@@ -85,6 +86,13 @@ describe('policies through the engine', () => {
     const asked = trace.candidates.filter((c) => c.keepProbability !== undefined);
     expect(asked.length).toBeGreaterThan(0);
     for (const candidate of asked) expect(candidate.kept).toBe(candidate.keepProbability! >= 0.5);
+    // What it cost, stage by stage: the first completion of a session reads everything once.
+    const evaluated = trace.tokens.evaluated!;
+    expect(evaluated.trigger).toBeGreaterThan(0);
+    expect(evaluated.selection).toBeGreaterThan(0);
+    expect(evaluated.prompt + evaluated.reused).toBeGreaterThanOrEqual(trace.tokens.prompt);
+    expect(evaluated.generated).toBe(trace.tokens.generated);
+    expect(trace.timings.waitMs).toBeGreaterThanOrEqual(0);
   });
 
   test('reposhapley with t_c = 1 answers DONE without retrieving', async () => {

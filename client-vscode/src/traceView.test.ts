@@ -28,6 +28,11 @@ test('renders where, what, the decision, each candidate, tokens and timings', ()
   expect(text).not.toContain('The model evaluated');
 });
 
+test('says how long the completion waited for the model, when the server reports it', () => {
+  expect(renderTrace({ ...TRACE, timings: { ...TRACE.timings, waitMs: 1_250 } })).toContain('Waited 1250 ms for the model. Retrieval');
+  expect(renderTrace(TRACE)).not.toContain('Waited');
+});
+
 test('says what the model evaluated, by stage, when the server reports it', () => {
   const tokens = { ...TRACE.tokens, evaluated: { trigger: 12, selection: 40, prompt: 150, generated: 9, reused: 300 } };
   expect(renderTrace({ ...TRACE, tokens })).toContain('The model evaluated 211 tokens: trigger 12, selection 40, prompt 150, generated 9.');

@@ -34,7 +34,7 @@ export function renderTrace(trace: CompletionTrace): string {
       `${trace.stoppedBy === undefined ? '' : ` (stopped by ${trace.stoppedBy})`}.`,
     ...evaluatedLine(trace.tokens.evaluated),
     '',
-    `Retrieval ${ms(trace.timings.retrievalMs)}, prompt ${ms(trace.timings.promptMs)}, decision ${ms(trace.timings.decisionMs)}, ` +
+    `${trace.timings.waitMs === undefined ? '' : `Waited ${ms(trace.timings.waitMs)} for the model. `}Retrieval ${ms(trace.timings.retrievalMs)}, prompt ${ms(trace.timings.promptMs)}, decision ${ms(trace.timings.decisionMs)}, ` +
       `selection ${ms(trace.timings.selectionMs)}, generation ${ms(trace.timings.generationMs)}; total **${ms(trace.timings.totalMs)}** ` +
       `(index version ${trace.indexVersion}).`,
   ];

@@ -37,3 +37,9 @@ test('the tokens line adds what the model evaluated, by stage, when the trace ha
   expect(formatTrace({ ...trace, tokens }).find((line) => line.startsWith('tokens:'))).toBe(
     'tokens: prompt 200 (prefix 90, suffix 10, chunks 100), generated 4, reused 0; evaluated 124 (trigger 0, selection 0, prompt 120, generated 4)');
 });
+
+test('the timings line starts with the wait for the model when the trace has it', () => {
+  const timings = { ...trace.timings, waitMs: 2_745 };
+  expect(formatTrace({ ...trace, timings }).find((line) => line.startsWith('timings:'))).toMatch(/^timings: waited for the model 2745 ms, retrieval /);
+  expect(formatTrace(trace).find((line) => line.startsWith('timings:'))).toMatch(/^timings: retrieval /);
+});

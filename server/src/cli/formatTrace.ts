@@ -33,7 +33,7 @@ export function formatTrace(trace: CompletionTrace): string[] {
     ...trace.candidates.map(formatCandidate),
     `tokens: prompt ${tokens.prompt} (prefix ${tokens.prefix}, suffix ${tokens.suffix}, chunks ${tokens.chunks}), ` +
       `generated ${tokens.generated}${stopped}, reused ${tokens.reused}` + evaluatedText(tokens.evaluated),
-    `timings: retrieval ${ms(timings.retrievalMs)}, prompt ${ms(timings.promptMs)}, decision ${ms(timings.decisionMs)}, ` +
+    `timings: ${timings.waitMs === undefined ? '' : `waited for the model ${ms(timings.waitMs)}, `}retrieval ${ms(timings.retrievalMs)}, prompt ${ms(timings.promptMs)}, decision ${ms(timings.decisionMs)}, ` +
       `selection ${ms(timings.selectionMs)}, generation ${ms(timings.generationMs)}, total ${ms(timings.totalMs)}`,
     `index version ${trace.indexVersion}; trace ${trace.traceId}`,
     ...(trace.prompt === undefined ? [] : ['--- prompt ---', trace.prompt]),

@@ -127,7 +127,7 @@ class RepoShapleyEngine implements CompletionEngine {
     if (acquired.kind !== 'ok') return acquired;
     const waitedMs = performance.now() - asked;
     try {
-      const outcome = await this.completeWithModel(request, document.text, acquired.state, signal);
+      const outcome = await this.completeWithModel(request, document.text, acquired.state, signal, waitedMs);
       this.logCompletion(request, outcome, waitedMs, performance.now() - asked);
       return outcome;
     } catch (error) {
@@ -196,13 +196,13 @@ class RepoShapleyEngine implements CompletionEngine {
   }
 
   private async completeWithModel(
-    request: CompletionRequest, text: string, loaded: LoadedModel, signal: AbortSignal,
+    request: CompletionRequest, text: string, loaded: LoadedModel, signal: AbortSignal, waitMs: number,
   ): Promise<CompletionOutcome> {
     const output = await this.runPipelineAt(request, text, loaded, signal);
     if (output.trace.outcome === 'cancelled') return { kind: 'cancelled' };
     const traceId = randomUUID();
     const traced: TraceModel = { label: loaded.label, layout: loaded.layout.name, fallback: loaded.isFallback };
-    this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced });
+    this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced, timings: { waitMs, ...output.trace.timings } });
     this.latestTraceId = traceId;
     return { kind: 'ok', text: output.text, traceId, cached: false, latencyMs: output.trace.timings.totalMs };
   }
