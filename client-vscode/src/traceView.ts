@@ -3,7 +3,7 @@
  * the policy's decision, each candidate and whether it was kept, tokens and timings. Pure, so
  * it is tested without VS Code; the editor shows it read-only (traceDocument.ts).
  */
-import { formatPercent } from '../../shared/format.js';
+import { evaluatedTotal, formatPercent } from '../../shared/format.js';
 import type { CompletionTrace, TraceCandidate } from '../../shared/messages.js';
 
 /** The trace as Markdown. */
@@ -79,6 +79,6 @@ function ms(value: number): string {
 function evaluatedLine(evaluated: CompletionTrace['tokens']['evaluated']): string[] {
   if (!evaluated) return [];
   const { trigger, selection, prompt, generated } = evaluated;
-  return ['', `The model evaluated ${trigger + selection + prompt + generated} tokens: trigger ${trigger}, selection ${selection}, ` +
+  return ['', `The model evaluated ${evaluatedTotal(evaluated)} tokens: trigger ${trigger}, selection ${selection}, ` +
     `prompt ${prompt}, generated ${generated}.`];
 }

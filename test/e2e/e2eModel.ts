@@ -76,13 +76,21 @@ export function cursorAfter(text: string): { line: number; column: number } {
 }
 
 function cliCompletion(workspace: string, testCase: CompletionCase, cursor: { line: number; column: number }, modelPath: string): string {
-  const location = `${path.join(workspace, testCase.file)}:${cursor.line}:${cursor.column}`;
+  return runComplete(path.join(workspace, testCase.file), cursor, workspace, [
+    '--policy', testCase.policy, '--threads', String(testCase.threads), '--model', modelPath,
+  ], { timeoutMs: 120_000 });
+}
+
+/** `reposhapley complete --json` at `cursor` of `file`: the completion text; throws unless the outcome is ok. */
+function runComplete(
+  file: string, cursor: { line: number; column: number }, workspace: string, args: string[],
+  run: { timeoutMs: number; env?: NodeJS.ProcessEnv },
+): string {
   const stdout = execFileSync(process.execPath, [
-    MAIN_JS, 'complete', location, '--workspace', workspace, '--policy', testCase.policy,
-    '--threads', String(testCase.threads), '--model', modelPath, '--json',
-  ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    MAIN_JS, 'complete', `${file}:${cursor.line}:${cursor.column}`, '--workspace', workspace, ...args, '--json',
+  ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: run.timeoutMs, env: run.env });
   const trace = JSON.parse(stdout) as { completion: string; outcome: string; message?: string };
-  if (trace.outcome !== 'ok') throw new Error(`the CLI could not complete: ${trace.outcome} ${trace.message ?? ''}`);
+  if (trace.outcome !== 'ok') throw new Error(`the CLI could not complete with ${args.join(' ') || 'the defaults'}: ${trace.outcome} ${trace.message ?? ''}`);
   return trace.completion;
 }
 
@@ -111,11 +119,7 @@ export function hasDefaultModel(cacheDir: string): boolean {
  */
 export function defaultModelCompletion(workspace: string, file: string, cacheDir: string, threads: number): string {
   const cursor = cursorAfter(readFileSync(path.join(workspace, file), 'utf8'));
-  const stdout = execFileSync(process.execPath, [
-    MAIN_JS, 'complete', `${path.join(workspace, file)}:${cursor.line}:${cursor.column}`, '--workspace', workspace,
-    '--threads', String(threads), '--json',
-  ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000, env: { ...process.env, REPOSHAPLEY_CACHE_DIR: cacheDir } });
-  const trace = JSON.parse(stdout) as { completion: string; outcome: string; message?: string };
-  if (trace.outcome !== 'ok') throw new Error(`the CLI could not complete with the default model: ${trace.outcome} ${trace.message ?? ''}`);
-  return trace.completion;
+  return runComplete(path.join(workspace, file), cursor, workspace, ['--threads', String(threads)], {
+    timeoutMs: 180_000, env: { ...process.env, REPOSHAPLEY_CACHE_DIR: cacheDir },
+  });
 }

@@ -3,6 +3,7 @@
  * types), quality with bootstrap CIs, latency percentiles, context statistics from the traces,
  * and paired bootstrap CIs for the difference between every two policies on the same tasks.
  */
+import { evaluatedTotal } from '../../../shared/format.js';
 import type { CompletionTrace } from '../../../shared/messages.js';
 import type { ArmName, TaskResult } from '../driver/results.js';
 import { quantile } from '../stats.js';
@@ -225,6 +226,6 @@ function evaluatedMeans(traces: readonly CompletionTrace[]): GroupSummary['evalu
   const mean = (pick: (e: NonNullable<CompletionTrace['tokens']['evaluated']>) => number) => average(stages.map(pick));
   return {
     trigger: mean((e) => e.trigger), selection: mean((e) => e.selection), prompt: mean((e) => e.prompt),
-    generated: mean((e) => e.generated), total: mean((e) => e.trigger + e.selection + e.prompt + e.generated),
+    generated: mean((e) => e.generated), total: mean(evaluatedTotal),
   };
 }

@@ -1,5 +1,5 @@
 /** A completion trace as readable lines for the terminal (`reposhapley complete`). */
-import { formatPercent } from '../../../shared/format.js';
+import { evaluatedTotal, formatPercent } from '../../../shared/format.js';
 import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
 
 function percent(probability: number | undefined): string {
@@ -48,5 +48,5 @@ function ms(value: number): string {
 function evaluatedText(evaluated: CompletionTrace['tokens']['evaluated']): string {
   if (!evaluated) return '';
   const { trigger, selection, prompt, generated } = evaluated;
-  return `; evaluated ${trigger + selection + prompt + generated} (trigger ${trigger}, selection ${selection}, prompt ${prompt}, generated ${generated})`;
+  return `; evaluated ${evaluatedTotal(evaluated)} (trigger ${trigger}, selection ${selection}, prompt ${prompt}, generated ${generated})`;
 }
