@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { TEST_HOST_DIR } from './test/support/testHosts.js';
 
 export default defineConfig({
   test: {
@@ -18,6 +19,11 @@ export default defineConfig({
     // Hermetic: a model pulled into the user's cache must not change what tests see. Without a
     // model path, tests (and the servers they spawn) get the bundled small model, as on CI.
     // Tests of the model store pass their own cache directories.
-    env: { REPOSHAPLEY_CACHE_DIR: path.join(os.tmpdir(), 'reposhapley-tests-no-model-cache') },
+    // Model hosts the tests start live in a folder of their own (never the user's, whose editors
+    // may share theirs), and globalSetup's teardown stops any still idling there.
+    env: {
+      REPOSHAPLEY_CACHE_DIR: path.join(os.tmpdir(), 'reposhapley-tests-no-model-cache'),
+      REPOSHAPLEY_MODEL_HOST_DIR: TEST_HOST_DIR,
+    },
   },
 });

@@ -52,6 +52,11 @@ export interface StageTimings {
    * completion or background prefill using it. Absent in traces of older servers.
    */
   waitMs?: number;
+  /**
+   * Of the stages' time, how long the model evaluated other windows' completions first (a model
+   * host shared by several servers); absent when nothing was shared.
+   */
+  sharedWaitMs?: number;
   retrievalMs: number;
   promptMs: number;
   decisionMs: number;
@@ -148,6 +153,11 @@ export interface StatusParams {
   indexedFiles?: number;
   /** Latency of the last completion in ms, when one finished. */
   lastLatencyMs?: number;
+  /**
+   * Of that latency, the ms the model spent on other editor windows' completions first (one model
+   * host shared by several servers); absent when it waited for none.
+   */
+  lastSharedWaitMs?: number;
   /** The model in use, once one has loaded; absent while none is. */
   model?: StatusModel;
   /**

@@ -73,6 +73,10 @@ export interface CompletionSettings {
   adaptiveThreads: boolean;
   /** Layers offloaded to a GPU: 'auto' lets llama.cpp decide, a number pins it, 0 is CPU only. */
   gpuLayers: 'auto' | number;
+  /** One model process for every window of this user that loads the same model (server/src/model/childProcess/). */
+  sharedModelHost: boolean;
+  /** Seconds a shared model process with no window connected stays loaded before it exits. */
+  modelHostIdleSeconds: number;
   /** Milliseconds to wait after the last keystroke before starting a completion. */
   debounceMs: number;
   /**
@@ -273,6 +277,15 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   gpuLayers: {
     type: 'integer', default: 'auto', min: 0, max: 9_999, auto: true,
     description: 'Model layers offloaded to a GPU: auto, a number, or 0 for CPU only.',
+  },
+  // Each window's own model would hold its own weights and fight the others for the cores.
+  sharedModelHost: {
+    type: 'boolean', default: true,
+    description: 'One model process for every editor window of this user that loads the same model: its memory counted once, one completion evaluated at a time, each window its own prompt cache. Off: a process per window.',
+  },
+  modelHostIdleSeconds: {
+    type: 'integer', default: 300, min: 0, max: 86_400,
+    description: 'Seconds the shared model process stays loaded after the last window closed, so the next window starts warm.',
   },
   windowLines: { type: 'integer', default: 20, min: 1, max: 200, description: 'Retrieval window height w in lines (RepoShapley A.4).' },
   windowStride: { type: 'integer', default: 10, min: 1, max: 200, description: 'Retrieval window stride s in lines (RepoShapley A.4).' },

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stopTestHosts } from './support/testHosts.js';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const SOURCE_DIRS = ['shared', 'server/src', 'bench/src', 'models', 'test'];
@@ -36,14 +37,15 @@ function builtMtime(): number {
   }
 }
 
-/** Runs tsc when the build is missing or older than a source file. */
-export default function setup(): void {
+/** Runs tsc when the build is missing or older than a source file; the teardown stops the tests' model hosts. */
+export default function setup(): () => void {
   const sources = Math.max(...SOURCE_DIRS.map((dir) => newestSourceMtime(path.join(ROOT, dir))), statSync(path.join(ROOT, 'tsconfig.json')).mtimeMs);
-  if (builtMtime() >= sources) return;
+  if (builtMtime() >= sources) return stopTestHosts;
   const result = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
     cwd: ROOT, encoding: 'utf8',
   });
   if (result.status !== 0) {
     process.stderr.write(`[globalSetup] tsc reported errors (output still emitted):\n${(result.stdout + result.stderr).slice(0, 4000)}\n`);
   }
+  return stopTestHosts;
 }

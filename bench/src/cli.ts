@@ -76,6 +76,7 @@ function program(): Command {
     .option('--keep-candidates-near <n>', 'the keepCandidatesNearLines setting: keep the candidates across a move of at most N lines', nonNegativeInt)
     .option('--no-kv-shift-reuse', 'keep only the common prefix of cached prompts (the kvShiftReuse setting off)')
     .option('--no-adaptive-threads', 'keep the model on --threads threads whatever else runs (the adaptiveThreads setting off)')
+    .option('--no-shared-model-host', 'a model process per server, as with sharedModelHost off (default: the server\'s: one shared by every server of this user)')
     .option('--timeout-ms <n>', 'longest wait for one completion', positiveInt, 120_000)
     .option('--resamples <n>', 'bootstrap resamples', positiveInt, 2_000)
     .option('--out <dir>', 'report folder (default: bench/reports/<timestamp>); results are journaled there as they come')
@@ -90,7 +91,7 @@ function program(): Command {
 interface Flags {
   model?: string; adapter?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
   packageList: string; perFileCap: number; typing?: boolean; rest: boolean; pauseMs?: number; jump?: boolean; keys: number; gapMs: [number, number]; threads?: number;
-  maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; kvShiftReuse: boolean; adaptiveThreads: boolean; keepCandidatesNear?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean; reuse?: string;
+  maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; kvShiftReuse: boolean; adaptiveThreads: boolean; sharedModelHost: boolean; keepCandidatesNear?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean; reuse?: string;
 }
 
 /** Flags -> options. */
@@ -115,6 +116,7 @@ function toOptions(flags: Flags, argv: readonly string[], now = new Date()): Ben
   if (flags.needThreshold !== undefined) options.needThreshold = flags.needThreshold;
   if (!flags.kvShiftReuse) options.kvShiftReuse = false;
   if (!flags.adaptiveThreads) options.adaptiveThreads = false;
+  if (!flags.sharedModelHost) options.sharedModelHost = false;
   if (flags.keepCandidatesNear !== undefined) options.keepCandidatesNearLines = flags.keepCandidatesNear;
   if (flags.serverLog) options.serverLog = userPath(flags.serverLog);
   if (flags.resume) options.resume = true;

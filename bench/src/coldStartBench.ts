@@ -5,10 +5,15 @@
  *
  *   npx tsc -p tsconfig.json && node dist/bench/src/coldStartBench.js [FILE:LINE:COL] [--repeats 5] [--threads N]
  *
+ * Every run starts its own model host in a folder of its own, so nothing is loaded before it. With
+ * `--warm-host`, a model host already serves the model (another window has it open, or one closed
+ * less than the idle time ago): each run is the window that opens next.
+ *
  * Default location: the README's fixture (test/fixtures/lsp-workspace/main.py:11:23, that folder
  * as the workspace). The server runs with its default settings (the pulled default model, its
  * control pack and adapter), so set up as the README says first.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
@@ -29,6 +34,7 @@ interface Options {
   threads?: number;
   workspace?: string;
   serverLog?: string;
+  warmHost?: boolean;
 }
 
 function report(runs: ColdStart[], location: string): string {
@@ -59,6 +65,7 @@ async function main(): Promise<void> {
     .option('--threads <n>', 'llama.cpp threads (default: the server\'s)', positiveInt)
     .option('--workspace <dir>', 'workspace root (default: the file\'s project root)')
     .option('--server-log <file>', 'append each server\'s debug log to this file')
+    .option('--warm-host', 'a model host already has the model loaded (one unmeasured start loads it first)')
     .parse();
   const options = program.opts<Options>();
   const locationText = program.args[0] ?? DEFAULT_LOCATION;
@@ -66,11 +73,43 @@ async function main(): Promise<void> {
   if (!location) throw new Error(`expected FILE:LINE:COL (1-based), got "${locationText}"`);
   const workspace = options.workspace ?? (locationText === DEFAULT_LOCATION ? DEFAULT_WORKSPACE : undefined);
   const root = workspace ? path.resolve(REPO_ROOT, workspace) : findWorkspaceRoot(location.file);
-  const settings: SettingsPatch = options.threads ? { threads: options.threads } : {};
   const target = { root, file: location.file, position: { line: location.line, character: location.character } };
+  const runs = options.warmHost ? await warmHostStarts(target, options) : await coldStarts(target, options);
+  console.log(report(runs, `${locationText}${options.warmHost ? ', model host already loaded' : ''}`));
+}
+
+type Target = Parameters<typeof coldStart>[0];
+
+/** Each run with a model host of its own that ends with its server: nothing loaded before it. */
+async function coldStarts(target: Target, options: Options): Promise<ColdStart[]> {
+  const settings: SettingsPatch = { ...(options.threads ? { threads: options.threads } : {}), modelHostIdleSeconds: 0 };
   const runs: ColdStart[] = [];
-  for (let i = 0; i < options.repeats; i++) runs.push(await coldStart(target, { settings, logFile: options.serverLog }));
-  console.log(report(runs, locationText));
+  for (let i = 0; i < options.repeats; i++) {
+    const hosts = mkdtempSync(path.join(os.tmpdir(), 'cold-start-hosts-'));
+    try {
+      runs.push(await coldStart(target, { settings, logFile: options.serverLog, env: { ...process.env, REPOSHAPLEY_MODEL_HOST_DIR: hosts } }));
+    } finally {
+      rmSync(hosts, { recursive: true, force: true });
+    }
+  }
+  return runs;
+}
+
+/** Each run a new server beside a model host that stays loaded between them (idle 60 s). */
+async function warmHostStarts(target: Target, options: Options): Promise<ColdStart[]> {
+  const settings: SettingsPatch = { ...(options.threads ? { threads: options.threads } : {}), modelHostIdleSeconds: 60 };
+  const hosts = mkdtempSync(path.join(os.tmpdir(), 'warm-start-hosts-'));
+  const env = { ...process.env, REPOSHAPLEY_MODEL_HOST_DIR: hosts };
+  try {
+    await coldStart(target, { settings, logFile: options.serverLog, env });
+    const runs: ColdStart[] = [];
+    for (let i = 0; i < options.repeats; i++) runs.push(await coldStart(target, { settings, logFile: options.serverLog, env }));
+    return runs;
+  } finally {
+    const { runModelHosts } = await import('../../server/src/cli/hostCommand.js');
+    await runModelHosts({ stop: true }, { output: { out: () => undefined, err: () => undefined }, directory: hosts });
+    rmSync(hosts, { recursive: true, force: true });
+  }
 }
 
 main().catch((error: unknown) => {

@@ -52,6 +52,8 @@ export interface BenchOptions {
   kvShiftReuse?: boolean;
   /** The adaptiveThreads setting; default the server's. */
   adaptiveThreads?: boolean;
+  /** The sharedModelHost setting; default the server's (shared). */
+  sharedModelHost?: boolean;
   /** The keepCandidatesNearLines setting; default the server's. */
   keepCandidatesNearLines?: number;
   requestTimeoutMs: number;
@@ -210,6 +212,7 @@ function serverSettings(options: BenchOptions): SettingsPatch {
   if (options.adapter) settings.adapterPath = options.adapter;
   if (options.kvShiftReuse !== undefined) settings.kvShiftReuse = options.kvShiftReuse;
   if (options.adaptiveThreads !== undefined) settings.adaptiveThreads = options.adaptiveThreads;
+  if (options.sharedModelHost !== undefined) settings.sharedModelHost = options.sharedModelHost;
   if (options.keepCandidatesNearLines !== undefined) settings.keepCandidatesNearLines = options.keepCandidatesNearLines;
   return settings;
 }

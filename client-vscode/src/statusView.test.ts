@@ -69,3 +69,13 @@ describe('withServerStatus', () => {
     expect(status.server?.indexedFiles).toBe(5);
   });
 });
+
+test('a completion that waited for another window\'s says how long; the next one that did not, says nothing', () => {
+  let status: ClientStatus = running({ state: 'ready', message: 'ready' });
+  status = withServerStatus(status, { state: 'ready', message: 'ready', lastLatencyMs: 2_400, lastSharedWaitMs: 1_300 });
+  expect(presentStatus(status).tooltip).toContain('last completion 2400 ms, 1300 ms of it waiting for another window\'s completion');
+  status = withServerStatus(status, { state: 'ready', message: 'ready', lastLatencyMs: 900 });
+  expect(presentStatus(status).tooltip).toContain('last completion 900 ms.');
+  status = withServerStatus(status, { state: 'indexing', message: 'indexing' });
+  expect(status.lastLatencyMs).toBe(900);
+});

@@ -15,6 +15,8 @@ export interface ClientStatus {
   server?: StatusParams;
   /** Latency of the last completion, kept across status messages that omit it. */
   lastLatencyMs?: number;
+  /** Of that latency, the wait for other windows' completions (a shared model); undefined: none. */
+  lastSharedWaitMs?: number;
   /** The `reposhapley.enabled` setting. */
   enabled: boolean;
 }
@@ -64,7 +66,7 @@ export function presentStatus(status: ClientStatus): StatusPresentation {
     case 'ready':
       if (!status.enabled) return show('disabled', '$(circle-slash)', 'completions are off. Click to turn them on.', COMMANDS.toggle);
       if (server.model?.fallback) return showFallback(server, status.lastLatencyMs);
-      return show('ready', '$(check)', readyTooltip(server, status.lastLatencyMs), COMMANDS.showTrace, 'normal', latency(status.lastLatencyMs));
+      return show('ready', '$(check)', readyTooltip(server, status), COMMANDS.showTrace, 'normal', latency(status.lastLatencyMs));
   }
 }
 
@@ -93,9 +95,10 @@ function latency(ms: number | undefined): string {
   return ms === undefined ? '' : ` ${Math.round(ms)} ms`;
 }
 
-function readyTooltip(server: StatusParams, lastLatencyMs: number | undefined): string {
+function readyTooltip(server: StatusParams, { lastLatencyMs, lastSharedWaitMs }: ClientStatus): string {
   const files = server.indexedFiles === undefined ? '' : ` (${server.indexedFiles} files indexed)`;
-  const last = lastLatencyMs === undefined ? '' : `; last completion ${Math.round(lastLatencyMs)} ms`;
+  const shared = lastSharedWaitMs ? `, ${Math.round(lastSharedWaitMs)} ms of it waiting for another window's completion (one model serves them all)` : '';
+  const last = lastLatencyMs === undefined ? '' : `; last completion ${Math.round(lastLatencyMs)} ms${shared}`;
   return `ready${files}${last}. Click to see why the last completion was made.`;
 }
 
@@ -107,5 +110,7 @@ export function withServerStatus(status: ClientStatus, server: StatusParams): Cl
     process: 'running',
     server: indexedFiles === undefined ? server : { ...server, indexedFiles },
     lastLatencyMs: server.lastLatencyMs ?? status.lastLatencyMs,
+    // Each completion's status says whether it waited: absent means it did not.
+    lastSharedWaitMs: server.lastLatencyMs === undefined ? status.lastSharedWaitMs : server.lastSharedWaitMs,
   };
 }

@@ -36,7 +36,8 @@ export function renderTrace(trace: CompletionTrace): string {
     '',
     `${trace.timings.waitMs === undefined ? '' : `Waited ${ms(trace.timings.waitMs)} for the model. `}Retrieval ${ms(trace.timings.retrievalMs)}, prompt ${ms(trace.timings.promptMs)}, decision ${ms(trace.timings.decisionMs)}, ` +
       `selection ${ms(trace.timings.selectionMs)}, generation ${ms(trace.timings.generationMs)}; total **${ms(trace.timings.totalMs)}** ` +
-      `(index version ${trace.indexVersion}).`,
+      `(index version ${trace.indexVersion}).` +
+      (trace.timings.sharedWaitMs ? ` ${ms(trace.timings.sharedWaitMs)} of it waited for other windows' completions (one model shared).` : ''),
   ];
   if (trace.prompt !== undefined) lines.push('', '## Prompt', '', fence(trace.prompt));
   return `${lines.join('\n')}\n`;

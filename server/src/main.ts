@@ -9,6 +9,7 @@ import { POLICY_NAMES } from '../../shared/settings.js';
 import { runComplete, type CompleteOptions } from './cli/complete.js';
 import { runIndex, type IndexOptions } from './cli/indexCommand.js';
 import { runModelList, runModelPath, runModelPull, type ModelOptions } from './cli/modelCommand.js';
+import { runModelHosts, type HostsOptions } from './cli/hostCommand.js';
 import { createProcessLogger } from './cli/logging.js';
 import { processOutput } from './cli/output.js';
 import { runServe } from './cli/serve.js';
@@ -100,5 +101,10 @@ model.command('path')
   .argument('[name]', 'catalog model name', DEFAULT_MODEL_NAME)
   .option('--cache-dir <dir>', 'cache directory')
   .action((name: string, options: ModelOptions) => exitWith(runModelPath(name, options, { output: processOutput })));
+
+model.command('hosts')
+  .description('list the model processes your editor windows share (one per model file and options); --stop frees their memory now')
+  .option('--stop', 'stop them (the next completion starts one again)')
+  .action(async (options: HostsOptions) => exitWith(await runModelHosts(options, { output: processOutput })));
 
 await program.parseAsync(process.argv);

@@ -86,5 +86,7 @@ export async function createTempWorkspace(prefix = 'reposhapley-rel-', fixedDir?
 
 /** Settings for runs on the tiny model: one thread (2 busy cores), short generations. */
 export function tinyModelSettings(modelPath: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { modelPath, threads: 1, maxTokens: 8, ...extra };
+  // The model host ends with the test's last server (a strace'd server is waited for with its
+  // children); test/reliability/sharedHost.test.ts and the unit tests cover the idle time.
+  return { modelPath, threads: 1, maxTokens: 8, modelHostIdleSeconds: 0, ...extra };
 }

@@ -84,8 +84,8 @@ test('a model host aborting mid-completion: the completion is answered, the mode
   expect(client.alive).toBe(true);
 }, 120_000);
 
-test('the model host ends with the server, even when the server is killed', async () => {
-  client = await startSession(workspace, tinyModelSettings(workspace.modelPath, { policy: 'none' }));
+test('a model host with no idle time ends with its last server, even when that server is killed', async () => {
+  client = await startSession(workspace, tinyModelSettings(workspace.modelPath, { policy: 'none', modelHostIdleSeconds: 0 }));
   expect((await complete(client, workspace.probeUri)).trace?.outcome).toBe('ok');
   const hosts = client.childPids();
   expect(hosts).toHaveLength(1);

@@ -5,7 +5,7 @@
  * server indexes 600 files while a third of them are deleted, renamed or chmod 000; it runs as
  * user `nobody` when the tests run as root, so the modes bite.
  */
-import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
@@ -140,7 +140,11 @@ test('the server indexes 600 files while 200 are deleted, renamed or made unread
   for (const dir of [workspace.dir, ...dirs.map((e) => path.join(e.parentPath, e.name))]) chmodSync(dir, 0o755);
   chmodSync(workspace.modelPath, 0o644);
   const wrapper = unprivileged();
-  const client = RawLspClient.server({ wrapper, env: { HOME: workspace.dir, REPOSHAPLEY_LOG: 'info' } });
+  // The model hosts' folder must be the server's user's own (hostEndpoint.ts refuses any other).
+  const hosts = path.join(workspace.dir, 'model-hosts');
+  mkdirSync(hosts, { mode: 0o700 });
+  if (wrapper.length > 0) chownSync(hosts, 65_534, 65_534);
+  const client = RawLspClient.server({ wrapper, env: { HOME: workspace.dir, REPOSHAPLEY_LOG: 'info', REPOSHAPLEY_MODEL_HOST_DIR: hosts } });
   clients.push(client);
   const settings = tinyModelSettings(workspace.modelPath, { policy: 'full' });
   client.configuration = settings;

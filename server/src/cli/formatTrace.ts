@@ -34,7 +34,8 @@ export function formatTrace(trace: CompletionTrace): string[] {
     `tokens: prompt ${tokens.prompt} (prefix ${tokens.prefix}, suffix ${tokens.suffix}, chunks ${tokens.chunks}), ` +
       `generated ${tokens.generated}${stopped}, reused ${tokens.reused}` + evaluatedText(tokens.evaluated),
     `timings: ${timings.waitMs === undefined ? '' : `waited for the model ${ms(timings.waitMs)}, `}retrieval ${ms(timings.retrievalMs)}, prompt ${ms(timings.promptMs)}, decision ${ms(timings.decisionMs)}, ` +
-      `selection ${ms(timings.selectionMs)}, generation ${ms(timings.generationMs)}, total ${ms(timings.totalMs)}`,
+      `selection ${ms(timings.selectionMs)}, generation ${ms(timings.generationMs)}, total ${ms(timings.totalMs)}` +
+      (timings.sharedWaitMs ? ` (of which ${ms(timings.sharedWaitMs)} behind other windows' completions)` : ''),
     `index version ${trace.indexVersion}; trace ${trace.traceId}`,
     ...(trace.prompt === undefined ? [] : ['--- prompt ---', trace.prompt]),
   ];

@@ -204,7 +204,8 @@ class RepoShapleyEngine implements CompletionEngine {
     const traced: TraceModel = { label: loaded.label, layout: loaded.layout.name, fallback: loaded.isFallback };
     this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced, timings: { waitMs, ...output.trace.timings } });
     this.latestTraceId = traceId;
-    return { kind: 'ok', text: output.text, traceId, cached: false, latencyMs: output.trace.timings.totalMs };
+    const { totalMs, sharedWaitMs } = output.trace.timings;
+    return { kind: 'ok', text: output.text, traceId, cached: false, latencyMs: totalMs, ...(sharedWaitMs ? { sharedWaitMs } : {}) };
   }
 
   /** A completion that threw (not a cancellation): an empty answer, the cause logged, a dead model replaced. */

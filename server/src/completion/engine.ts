@@ -62,6 +62,8 @@ export type CompletionOutcome =
     kind: 'ok'; text: string; traceId: string; cached: boolean;
     /** The pipeline's own wall time for this completion (its trace's `timings.totalMs`). */
     latencyMs: number;
+    /** Of that, the time the model spent on other windows' completions first (a shared model host). */
+    sharedWaitMs?: number;
   }
   | { kind: 'cancelled' }
   | { kind: 'disabled' }

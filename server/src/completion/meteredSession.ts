@@ -13,7 +13,21 @@ export type EvaluatedTokens = NonNullable<CompletionTrace['tokens']['evaluated']
 export class MeteredSession implements ModelSession {
   readonly evaluated: EvaluatedTokens = { trigger: 0, selection: 0, prompt: 0, generated: 0, reused: 0 };
 
-  constructor(private readonly inner: ModelSession, private readonly special: SpecialTokenIds) {}
+  private readonly sharedWaitAtStart: number | undefined;
+
+  constructor(private readonly inner: ModelSession, private readonly special: SpecialTokenIds) {
+    this.sharedWaitAtStart = inner.totalSharedWaitMs;
+  }
+
+  /** How long this completion's calls waited for other servers' evaluations (undefined: not shared). */
+  get sharedWaitMs(): number | undefined {
+    const now = this.inner.totalSharedWaitMs;
+    return now === undefined || this.sharedWaitAtStart === undefined ? undefined : now - this.sharedWaitAtStart;
+  }
+
+  get totalSharedWaitMs(): number | undefined {
+    return this.inner.totalSharedWaitMs;
+  }
 
   get lastReusedTokens(): number {
     return this.inner.lastReusedTokens;

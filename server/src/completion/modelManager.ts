@@ -69,6 +69,7 @@ interface LoadRequest {
   adaptiveThreads: boolean;
   gpuLayers: LoadModelOptions['gpuLayers'];
   layout: LayoutPreference;
+  host: NonNullable<LoadModelOptions['host']>;
   server?: LoadModelOptions['server'];
   adapterPath?: string;
   shiftedReuseMinTokens?: number;
@@ -112,6 +113,9 @@ function adapterFor(candidate: ModelCandidate, request: LoadRequest): Pick<LoadM
  */
 export const SHIFTED_REUSE_MIN_TOKENS = 16;
 
+/** See ModelManager.restarted. */
+const RESTART_WINDOW_MS = 60_000;
+
 export class ModelManager {
   private current?: Load;
   /** A model server tried again while `current` (its failure) keeps answering. */
@@ -127,6 +131,12 @@ export class ModelManager {
    * model that crashes at its first completion cannot crash in a loop.
    */
   private readonly crashed = new Map<string, { stamp: string; message: string }>();
+  /**
+   * When each file's host last went away from outside (killed, not crashed: the model may load
+   * again at once). Two such ends within {@link RESTART_WINDOW_MS} count as a crash: a host that
+   * keeps dying is not started in a loop, whatever the reason.
+   */
+  private readonly restarted = new Map<string, number>();
 
   constructor(private readonly loader: ModelLoader, private readonly logger: Logger, options: ModelManagerOptions) {
     this.lock = options.lock;
@@ -143,6 +153,7 @@ export class ModelManager {
     const plan = planModel(settings, this.planInputs);
     const request: LoadRequest = {
       ...plan, threads: settings.threads, adaptiveThreads: settings.adaptiveThreads, gpuLayers: settings.gpuLayers, layout: settings.layout,
+      host: { shared: settings.sharedModelHost, idleSeconds: settings.modelHostIdleSeconds },
       ...(settings.adapterPath ? { adapterPath: settings.adapterPath } : {}),
       ...(settings.kvShiftReuse ? { shiftedReuseMinTokens: SHIFTED_REUSE_MIN_TOKENS } : {}),
       ...(settings.modelServer ? { server: serverOptions(settings) } : {}),
@@ -205,12 +216,19 @@ export class ModelManager {
 
   /**
    * A model whose process died is replaced at the next request: its file is set aside (see
-   * {@link crashed}) and the plan is loaded again without it, so the fallback takes over.
+   * {@link crashed}) and the plan is loaded again without it, so the fallback takes over. A host
+   * stopped from outside is no fault of the file: it is loaded again (see {@link restarted}).
    */
   private hasDied(load: Load): boolean {
     const failure = load.loaded?.model.failure;
     if (!load.loaded || failure === undefined) return false;
     const { label, path, stamp } = load.loaded;
+    const lastRestart = this.restarted.get(path);
+    if (load.loaded.model.failureRetryable && (lastRestart === undefined || this.now() - lastRestart > RESTART_WINDOW_MS)) {
+      this.restarted.set(path, this.now());
+      this.logger.warn(`the model ${label} stopped (${failure}); it is loaded again`);
+      return true;
+    }
     this.crashed.set(path, {
       stamp,
       message: `The model ${label} (${path}) stopped working: ${failure}. It is not loaded again until its file changes; ` +
@@ -244,6 +262,7 @@ export class ModelManager {
       const options: LoadModelOptions = {
         path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers, ...(candidate.remote ? { server: request.server } : {}),
         ...(request.adaptiveThreads && !candidate.remote ? { adaptiveThreads: true } : {}),
+        ...(candidate.remote ? {} : { host: request.host }),
         ...adapterFor(candidate, request), ...(candidate.hashPinned ? { hashPinned: true } : {}),
         ...(request.shiftedReuseMinTokens && !candidate.remote ? { shiftedReuseMinTokens: request.shiftedReuseMinTokens } : {}),
       };

@@ -81,6 +81,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps, sign
   trace.timings = {
     retrievalMs, promptMs, decisionMs: result.decisionMs, selectionMs: result.selectionMs,
     generationMs: result.generationMs, totalMs: performance.now() - started,
+    ...(session.sharedWaitMs ? { sharedWaitMs: session.sharedWaitMs } : {}),
   };
   return { text, trace };
 }

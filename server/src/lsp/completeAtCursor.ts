@@ -65,7 +65,7 @@ export async function completeAtCursor(
 function fromOutcome(state: ServerState, uri: string, outcome: CompletionOutcome): CachedCompletion | undefined {
   switch (outcome.kind) {
     case 'ok':
-      state.status.completed(outcome.latencyMs);
+      state.status.completed(outcome.latencyMs, outcome.sharedWaitMs);
       return { text: outcome.text, traceId: outcome.traceId };
     case 'no-model':
       state.status.modelMissing(outcome.message);

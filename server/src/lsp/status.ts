@@ -53,12 +53,13 @@ export class StatusReporter {
     if (this.current.state !== 'no-model' || this.current.message !== message) this.send({ state: 'no-model', message });
   }
 
-  /** A completion finished, so the model works. */
-  completed(lastLatencyMs: number | undefined): void {
+  /** A completion finished, so the model works; it may have waited for other windows' completions. */
+  completed(lastLatencyMs: number | undefined, sharedWaitMs?: number): void {
     this.missingModel = undefined;
     if (this.current.state === 'indexing') return;
     const latency = lastLatencyMs === undefined ? {} : { lastLatencyMs: Math.round(lastLatencyMs) };
-    this.send({ state: 'ready', message: 'ready', ...latency });
+    const waited = sharedWaitMs ? { lastSharedWaitMs: Math.round(sharedWaitMs) } : {};
+    this.send({ state: 'ready', message: 'ready', ...latency, ...waited });
   }
 
   /** A server-wide failure. */

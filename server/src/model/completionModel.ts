@@ -182,6 +182,11 @@ export interface ModelSession {
   /** Tokens reused from the cache by the last operation, and in total. */
   readonly lastReusedTokens: number;
   readonly totalReusedTokens: number;
+  /**
+   * Milliseconds this session's operations waited, in all, while a model shared with other
+   * servers evaluated theirs (another editor window's completion); unset where nothing is shared.
+   */
+  readonly totalSharedWaitMs?: number;
   dispose(): Promise<void>;
 }
 
@@ -203,6 +208,11 @@ export interface CompletionModel {
    * the user. Every later operation rejects. Adapters that run in this process leave it unset.
    */
   readonly failure?: string;
+  /**
+   * True when {@link failure} names no fault of the model (its shared host was stopped from
+   * outside): the model may be loaded again at once rather than set aside until its file changes.
+   */
+  readonly failureRetryable?: boolean;
   /**
    * Tokenize plain text; special-token text is NOT parsed into special ids. An adapter that has
    * {@link tokenizeMany} may answer only text tokenized through it before, and throw otherwise.
@@ -262,6 +272,19 @@ export interface LoadModelOptions {
    * setting); the labeler and feature extraction leave it unset. Local models only.
    */
   shiftedReuseMinTokens?: number;
+  /**
+   * How the server reaches the model host (model/childProcess/): not part of the model, so not
+   * part of what a host is shared by. Default: shared, idle for 300 s before it exits.
+   */
+  host?: HostConnectionOptions;
+}
+
+/** The sharedModelHost and modelHostIdleSeconds settings. */
+export interface HostConnectionOptions {
+  /** Share one host with every server of this user that loads the same file with the same options. */
+  shared: boolean;
+  /** Seconds a host with no server connected waits before it exits (0: at once). */
+  idleSeconds: number;
 }
 
 /** Outcome of loading: a model, or a user-facing reason with the fix. */

@@ -13,7 +13,7 @@ import { ContextOverflowError, type CompletionModel, type LoadModelOptions } fro
 import { loadLlamaModel } from '../llama/loadLlamaModel.js';
 import { createMemoryLogger } from '../../util/logger.js';
 import { ChildProcessCompletionModel, loadModelInChildProcess, ModelHostExitedError } from './childProcessModel.js';
-import { crashCause } from './hostProcess.js';
+import { crashCause } from './hostConnection.js';
 import { HOST_FAULT_VARIABLE } from './hostProtocol.js';
 
 const SOURCE = 'def load_config(path):\n    with open(path) as handle:\n        for line in handle:\n            ';
@@ -24,8 +24,9 @@ let local: CompletionModel;
 let hosted: ChildProcessCompletionModel;
 const logger = createMemoryLogger();
 
+/** A host of this test's own (sharing is tested in sharedHost.test.ts): it ends when its server leaves. */
 function options(file: string): LoadModelOptions {
-  return { path: file, threads: 1, gpuLayers: 0 };
+  return { path: file, threads: 1, gpuLayers: 0, host: { shared: false, idleSeconds: 0 } };
 }
 
 async function loadHosted(file: string): Promise<ChildProcessCompletionModel> {

@@ -13,26 +13,27 @@ import type {
 import { fileStamp } from '../../util/fileStamp.js';
 import type { Logger } from '../../util/logger.js';
 import type { ModelVocabulary } from '../llama/llamaVocabulary.js';
-import { ModelHostExitedError, ModelHostProcess, type ModelHostOptions } from './hostProcess.js';
+import { ModelHostConnection, ModelHostExitedError, type ModelHostOptions } from './hostConnection.js';
 import type { OperationResults, SessionOperation } from './hostProtocol.js';
 
-export { ModelHostExitedError } from './hostProcess.js';
+export { ModelHostExitedError } from './hostConnection.js';
 
 /**
- * Loads `options.path` in a new model host. A host that dies while loading (llama.cpp asserted
- * on the file) is an `error` that names the cause; the server process is untouched.
+ * Loads `options.path` in its model host, shared with the other servers that load it (started
+ * if none runs). A host that dies while loading (llama.cpp asserted on the file) is an `error`
+ * that names the cause; the server process is untouched.
  */
 export async function loadModelInChildProcess(
   options: LoadModelOptions, logger: Logger, hostOptions: ModelHostOptions = {},
 ): Promise<LoadModelResult> {
   const stamp = fileStamp(options.path);
-  let host: ModelHostProcess;
+  const started = performance.now();
+  let host: ModelHostConnection;
   try {
-    host = ModelHostProcess.start(logger, hostOptions);
+    host = await ModelHostConnection.open(options, logger, hostOptions);
   } catch (error) {
     return { kind: 'error', message: `Could not load model ${options.path}: ${(error as Error).message}` };
   }
-  const started = performance.now();
   // This process needs llama.cpp's runtime for the vocabulary: started while the host loads.
   const vocabularyModule = import('../llama/llamaVocabulary.js');
   void vocabularyModule.then((module) => module.prepareVocabularyRuntime(), () => undefined);
@@ -93,11 +94,15 @@ function seconds(ms: number): string {
 export class ChildProcessCompletionModel implements CompletionModel {
   private disposed = false;
 
-  constructor(private readonly host: ModelHostProcess, readonly info: ModelInfo, private readonly vocabulary: ModelVocabulary) {}
+  constructor(private readonly host: ModelHostConnection, readonly info: ModelInfo, private readonly vocabulary: ModelVocabulary) {}
 
   /** Set once the host died: why, in one line. Every later operation rejects. */
   get failure(): string | undefined {
     return this.host.failure;
+  }
+
+  get failureRetryable(): boolean {
+    return this.host.failureRetryable;
   }
 
   /** The process evaluating the model (memory reports, tests). */
@@ -133,8 +138,13 @@ type Operation<K extends SessionOperation['op']> = Omit<Extract<SessionOperation
 class ChildProcessSession implements ModelSession {
   private lastReused = 0;
   private totalReused = 0;
+  private sharedWaitMs = 0;
 
-  constructor(private readonly host: ModelHostProcess, private readonly id: number) {}
+  constructor(private readonly host: ModelHostConnection, private readonly id: number) {}
+
+  get totalSharedWaitMs(): number {
+    return this.sharedWaitMs;
+  }
 
   get lastReusedTokens(): number {
     return this.lastReused;
@@ -171,7 +181,8 @@ class ChildProcessSession implements ModelSession {
     const request = { ...operation, session: this.id } as Extract<SessionOperation, { op: K }>;
     signal?.throwIfAborted();
     try {
-      const { value, reuse } = await this.host.request(request, signal);
+      const { value, reuse, waitedMs } = await this.host.request(request, signal);
+      this.sharedWaitMs += waitedMs ?? 0;
       if (reuse) {
         this.lastReused = reuse.last;
         this.totalReused = reuse.total;

@@ -1,8 +1,11 @@
 /**
- * The messages between the server and its model host, the child process that owns llama.cpp
- * (modelHost.ts). Node's IPC channel carries them with `serialization: 'advanced'` (structured
- * clone), so token arrays and results cross as they are; errors cross as {@link WireError}.
+ * The messages between a server and a model host (modelHost.ts), the process that owns llama.cpp
+ * for every server of one user that loads the same model. They travel as JSON-RPC
+ * (vscode-jsonrpc) over the host's socket: a request per operation, cancelled by the request's
+ * own cancellation, and the host's log lines as notifications. Errors cross as {@link WireError}
+ * inside the reply, so the port's error classes come back as they were thrown.
  */
+import { NotificationType, RequestType } from 'vscode-jsonrpc/node';
 import {
   ContextOverflowError, type BinaryDecision, type GenerationOptions, type GenerationResult, type LoadModelOptions, type ModelInfo,
 } from '../completionModel.js';
@@ -15,7 +18,7 @@ export type SessionOperation =
   | { op: 'generate'; session: number; tokens: number[]; options: GenerationOptions }
   | { op: 'logLikelihood'; session: number; tokens: number[]; target: number[] };
 
-/** Everything the server asks of the host; each request gets exactly one reply. */
+/** Everything a server asks of the host; each request gets exactly one reply. */
 export type HostOperation =
   | { op: 'load'; options: LoadModelOptions }
   | { op: 'createSession' }
@@ -36,29 +39,48 @@ export interface OperationResults {
   logLikelihood: number;
 }
 
-export type HostRequest = HostOperation & { id: number };
-
-/** Server to host: a request, the abort of a running or queued one, or the end of the host. */
-export type ParentMessage = HostRequest | { op: 'abort'; id: number } | { op: 'exit' };
-
 /** A session's prefix-reuse counters after an operation (ModelSession.lastReusedTokens). */
 export interface ReuseCounts {
   last: number;
   total: number;
 }
 
-/** An error as it crosses the channel; {@link decodeError} rebuilds the port's error classes. */
+/** An error as it crosses the socket; {@link decodeError} rebuilds the port's error classes. */
 export interface WireError {
   name: string;
   message: string;
   overflow?: { operation: string; neededTokens: number; contextSize: number };
 }
 
-/** Host to server: one reply per request, and log lines (llama.cpp's included) for the server's log. */
-export type HostMessage =
-  | { kind: 'result'; id: number; value: unknown; reuse?: ReuseCounts }
-  | { kind: 'failure'; id: number; error: WireError }
-  | { kind: 'log'; level: LogLevel; message: string };
+/**
+ * One reply: the value, the session's reuse counters, and how long the operation waited while
+ * other servers' operations ran; or the error it failed with.
+ */
+export type HostReply =
+  | { kind: 'result'; value: unknown; reuse?: ReuseCounts; waitedMs?: number }
+  | { kind: 'failure'; error: WireError };
+
+/** The first exchange on a connection: a socket that does not answer it so is not a host. */
+export interface Greeting {
+  product: typeof HOST_PRODUCT;
+  protocol: number;
+  pid: number;
+  /** Servers connected, this one included (a probe excluded). */
+  clients: number;
+  /** The model file, once loaded. */
+  model?: string;
+}
+
+export const HOST_PRODUCT = 'reposhapley-model-host';
+/** The line a host writes first to its log: a crash is named only from lines after the last one. */
+export const HOST_LOG_START = '--- model host started, pid';
+/** Bumped whenever the messages change: hosts of another protocol get another address. */
+export const HOST_PROTOCOL = 2;
+
+/** `probe`: a listing, not a server; it does not count as connected. */
+export const helloRequest = new RequestType<{ protocol: number; probe?: boolean }, Greeting, void>('host/hello');
+export const operationRequest = new RequestType<HostOperation, HostReply, void>('host/operation');
+export const logNotification = new NotificationType<{ level: LogLevel; message: string }>('host/log');
 
 export function encodeError(error: unknown): WireError {
   if (error instanceof ContextOverflowError) {
@@ -81,5 +103,6 @@ export function decodeError(wire: WireError): Error {
  * as llama.cpp's GGML_ASSERT does) when that operation arrives; `hang-at-<op>` makes it never
  * answer that operation (a hung native call). Real asserts at evaluation time
  * need a model file that passes every header check, which the tests cannot make on demand.
+ * A host started with a fault is never shared with one started without (hostEndpoint.ts).
  */
 export const HOST_FAULT_VARIABLE = 'REPOSHAPLEY_MODEL_HOST_FAULT';

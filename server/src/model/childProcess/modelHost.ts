@@ -1,30 +1,49 @@
 /**
- * The model host: the child process that owns llama.cpp for the server. llama.cpp stops the
- * whole process on a failed GGML_ASSERT (SIGABRT), at load or in the middle of an evaluation, so
- * it runs here, where that ends only this process; the server (childProcessModel.ts) sees the
- * exit, says what happened and keeps answering.
+ * The model host: the process that owns llama.cpp for every server of one user that loads the
+ * same model (hostEndpoint.ts names it). llama.cpp stops the whole process on a failed
+ * GGML_ASSERT (SIGABRT), so it runs here, where that ends only this process; the servers
+ * (hostConnection.ts) see the socket close, say what happened and keep answering.
  *
- * One model per host, its sessions by number. Requests run as they arrive; a session's own
- * queue (llama/llamaSession.ts) keeps them in order, and an abort message reaches the request's
- * AbortSignal, so a cancelled generation stops within one token.
+ * Started detached by the first server that needs it: `node modelHost.js <socket> <idle seconds> <pid file>`,
+ * stdout and stderr to the host's log. It listens on the socket (the listen is the lock: a second
+ * host for the same socket finds the first and exits), loads the model at the first `load`, gives
+ * each connection its own sessions (each its own KV cache), runs one evaluation at a time for all
+ * of them (computeQueue.ts), and exits after `idle seconds` with no server connected.
  */
+import { unlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { CompletionModel, LoadModelOptions, ModelSession } from '../completionModel.js';
 import type { Logger, LogLevel } from '../../util/logger.js';
+import { ComputeQueue } from './computeQueue.js';
 import {
-  encodeError, HOST_FAULT_VARIABLE, type HostMessage, type HostRequest, type LoadReply, type ParentMessage, type SessionOperation,
+  encodeError, helloRequest, HOST_FAULT_VARIABLE, HOST_PRODUCT, logNotification, operationRequest,
+  HOST_LOG_START, HOST_PROTOCOL, type Greeting, type HostOperation, type HostReply, type LoadReply, type SessionOperation,
 } from './hostProtocol.js';
 
+const [socketPath, idleArgument, pidFile] = process.argv.slice(2);
+const idleMs = Math.max(0, Number(idleArgument ?? 0) * 1000);
+
+/** One connected server: its number (the compute queue's turn order), its sessions. */
+interface Client {
+  id: number;
+  connection: MessageConnection;
+  sessions: Set<number>;
+}
+
+const clients = new Set<Client>();
+let nextClient = 1;
+let loading: { key: string; reply: Promise<LoadReply> } | undefined;
 let model: CompletionModel | undefined;
-/** A session made right after the load, for the server's first createSession (see load). */
+/** A session made right after the load, for the first createSession (see load). */
 let preparedSession: Promise<ModelSession> | undefined;
 const sessions = new Map<number, ModelSession>();
 let nextSession = 1;
-const running = new Map<number, AbortController>();
-
-function send(message: HostMessage): void {
-  // The channel closes when the server goes; the disconnect handler then ends this process.
-  if (process.connected) process.send?.(message);
-}
+const compute = new ComputeQueue();
+let idleTimer: NodeJS.Timeout | undefined;
+/** When the host exits if no server connects before (while none is connected). */
+let idleDeadline = 0;
+let stopping = false;
 
 const logger: Logger = {
   debug: (message) => log('debug', message),
@@ -33,49 +52,81 @@ const logger: Logger = {
   error: (message) => log('error', message),
 };
 
+/** Every connected server hears the host's lines; warnings and errors also go to its log file. */
 function log(level: LogLevel, message: string): void {
-  send({ kind: 'log', level, message });
+  if (level === 'warn' || level === 'error') console.error(`${new Date().toISOString()} ${level}: ${message}`);
+  for (const client of clients) void client.connection.sendNotification(logNotification, { level, message }).catch(() => undefined);
 }
 
-async function handle(message: ParentMessage): Promise<void> {
-  if (message.op === 'exit') return shutDown();
-  if (message.op === 'abort') return running.get(message.id)?.abort(abortReason());
-  const controller = new AbortController();
-  running.set(message.id, controller);
+function accept(socket: net.Socket): void {
+  const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+  const client: Client = { id: nextClient++, connection, sessions: new Set() };
+  clients.add(client);
+  clearTimeout(idleTimer);
+  connection.onRequest(helloRequest, ({ probe }): Greeting => {
+    // A listing (`reposhapley model hosts`) is not a server: it neither counts nor keeps the host up.
+    if (probe && clients.delete(client) && clients.size === 0) armIdleTimer(idleDeadline - Date.now());
+    return { product: HOST_PRODUCT, protocol: HOST_PROTOCOL, pid: process.pid, clients: clients.size, ...(model ? { model: model.info.path } : {}) };
+  });
+  connection.onRequest(operationRequest, (operation, token) => handle(client, operation, token));
+  connection.onClose(() => void disconnect(client));
+  // A server that vanished mid-message leaves a socket error: the close that follows cleans up.
+  socket.on('error', () => undefined);
+  connection.listen();
+}
+
+async function disconnect(client: Client): Promise<void> {
+  if (!clients.delete(client)) return;
+  for (const id of client.sessions) {
+    const session = sessions.get(id);
+    sessions.delete(id);
+    // The last window's prompt cache stays for the next one (a reopened window, the next CLI run).
+    if (session && !preparedSession && model) preparedSession = Promise.resolve(session);
+    else await session?.dispose().catch(() => undefined);
+  }
+  if (clients.size === 0) {
+    idleDeadline = Date.now() + idleMs;
+    armIdleTimer(idleMs);
+  }
+}
+
+function armIdleTimer(ms: number): void {
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(shutDownIfIdle, Math.max(0, ms));
+}
+
+function shutDownIfIdle(): void {
+  if (clients.size === 0) void shutDown();
+}
+
+async function handle(client: Client, operation: HostOperation, token: CancellationToken): Promise<HostReply> {
+  const signal = abortSignal(token);
   try {
-    await injectFault(message.op);
-    const value = await perform(message, controller.signal);
-    const session = 'session' in message ? sessions.get(message.session) : undefined;
-    const reuse = session ? { last: session.lastReusedTokens, total: session.totalReusedTokens } : undefined;
-    send({ kind: 'result', id: message.id, value, ...(reuse ? { reuse } : {}) });
+    await injectFault(operation.op);
+    if (operation.op === 'load') return { kind: 'result', value: await load(operation.options) };
+    if (operation.op === 'createSession') return { kind: 'result', value: await createSession(client) };
+    if (operation.op === 'disposeSession') return { kind: 'result', value: await disposeSession(client, operation.session) };
+    return await performQueued(client, operation, signal);
   } catch (error) {
-    send({ kind: 'failure', id: message.id, error: encodeError(error) });
-  } finally {
-    running.delete(message.id);
+    return { kind: 'failure', error: encodeError(error) };
   }
 }
 
-async function perform(request: HostRequest, signal: AbortSignal): Promise<unknown> {
-  switch (request.op) {
-    case 'load':
-      return load(request.options);
-    case 'createSession': {
-      const session = await takeSession();
-      sessions.set(nextSession, session);
-      return nextSession++;
-    }
-    case 'disposeSession':
-      await sessions.get(request.session)?.dispose();
-      sessions.delete(request.session);
-      return null;
-    default:
-      return performOnSession(request, signal);
+/** One session operation in the client's turn; aborted while it waits, a generation answers 'aborted'. */
+async function performQueued(client: Client, operation: SessionOperation, signal: AbortSignal): Promise<HostReply> {
+  const session = sessions.get(operation.session);
+  if (!session || !client.sessions.has(operation.session)) throw new Error(`model session ${operation.session} does not exist (disposed?)`);
+  try {
+    const { value, waitedMs } = await compute.run(client.id, signal, () => perform(session, operation, signal));
+    const reuse = { last: session.lastReusedTokens, total: session.totalReusedTokens };
+    return { kind: 'result', value, reuse, waitedMs };
+  } catch (error) {
+    if (signal.aborted && operation.op === 'generate') return { kind: 'result', value: { text: '', tokens: [], stoppedBy: 'aborted' } };
+    throw error;
   }
 }
 
-function performOnSession(request: SessionOperation, signal: AbortSignal): Promise<unknown> {
-  const session = sessions.get(request.session);
-  if (!session) throw new Error(`model session ${request.session} does not exist (disposed?)`);
+function perform(session: ModelSession, request: SessionOperation, signal: AbortSignal): Promise<unknown> {
   switch (request.op) {
     case 'decide':
       return session.decide(request.tokens, request.first, request.second, signal);
@@ -88,8 +139,22 @@ function performOnSession(request: SessionOperation, signal: AbortSignal): Promi
   }
 }
 
+/**
+ * Loads the model at the first request; later servers get the same answer. The socket's name
+ * already pins the options, so a server asking for others is a bug worth saying. A failed load
+ * ends the host once it has answered: the next attempt starts a fresh one.
+ */
 async function load(options: LoadModelOptions): Promise<LoadReply> {
-  if (model) throw new Error('this model host has a model already; start another host for another model');
+  const { host: _connection, hashPinned: _serverSide, ...modelOptions } = options;
+  const key = JSON.stringify(modelOptions);
+  if (loading && loading.key !== key) throw new Error('this model host holds a model loaded with other options');
+  loading ??= { key, reply: loadOnce(options) };
+  const reply = await loading.reply;
+  if (reply.kind !== 'ok') setTimeout(() => void shutDown(), 200);
+  return reply;
+}
+
+async function loadOnce(options: LoadModelOptions): Promise<LoadReply> {
   const { loadLlamaModel } = await import('../llama/loadLlamaModel.js');
   const result = await loadLlamaModel(options, logger);
   if (result.kind !== 'ok') return result;
@@ -103,22 +168,34 @@ async function load(options: LoadModelOptions): Promise<LoadReply> {
   return { kind: 'ok', info: model.info };
 }
 
-/** The session made at load, once; a new one after that. */
-function takeSession(): Promise<ModelSession> {
+async function createSession(client: Client): Promise<number> {
+  if (!model) throw new Error('no model loaded in this host');
   const prepared = preparedSession;
   preparedSession = undefined;
-  return prepared ?? loaded().createSession();
+  const session = await (prepared ?? model.createSession());
+  const id = nextSession++;
+  sessions.set(id, session);
+  client.sessions.add(id);
+  return id;
 }
 
-function loaded(): CompletionModel {
-  if (!model) throw new Error('no model loaded in this host');
-  return model;
+async function disposeSession(client: Client, id: number): Promise<null> {
+  if (!client.sessions.delete(id)) return null;
+  await sessions.get(id)?.dispose();
+  sessions.delete(id);
+  return null;
 }
 
-function abortReason(): Error {
-  const error = new Error('The operation was aborted');
-  error.name = 'AbortError';
-  return error;
+function abortSignal(token: CancellationToken): AbortSignal {
+  const controller = new AbortController();
+  const abort = (): void => {
+    const error = new Error('The operation was aborted');
+    error.name = 'AbortError';
+    controller.abort(error);
+  };
+  if (token.isCancellationRequested) abort();
+  else token.onCancellationRequested(abort);
+  return controller.signal;
 }
 
 function injectFault(op: string): Promise<void> {
@@ -129,8 +206,12 @@ function injectFault(op: string): Promise<void> {
   return Promise.resolve();
 }
 
+/** Frees the model and the socket, then exits; what is still running is cancelled by the exit. */
 async function shutDown(): Promise<void> {
-  for (const controller of running.values()) controller.abort(abortReason());
+  if (stopping) return;
+  stopping = true;
+  server.close();
+  removeOwnFiles();
   try {
     await model?.dispose();
   } finally {
@@ -138,6 +219,52 @@ async function shutDown(): Promise<void> {
   }
 }
 
-process.on('message', (message: ParentMessage) => void handle(message));
-// The server went away (its end of the channel closed): nothing is left to answer.
-process.on('disconnect', () => process.exit(0));
+function removeOwnFiles(): void {
+  for (const file of process.platform === 'win32' ? [pidFile!] : [socketPath!, pidFile!]) {
+    try {
+      unlinkSync(file);
+    } catch {
+      // already gone (a stale-socket cleanup by a newer host, or never written)
+    }
+  }
+}
+
+/**
+ * Listens on the socket. Taken: if a host answers there, that one serves and this one exits;
+ * if nothing answers (a host that crashed left its socket file), the file is replaced.
+ */
+function listen(retried = false): void {
+  server.once('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE' || retried) {
+      console.error(`model host: cannot listen on ${socketPath}: ${error.message}`);
+      process.exit(1);
+    }
+    const probe = net.connect(socketPath!);
+    probe.once('connect', () => {
+      probe.destroy();
+      process.exit(0);
+    });
+    probe.once('error', () => {
+      removeOwnFiles();
+      listen(true);
+    });
+  });
+  server.listen(socketPath, () => {
+    writeFileSync(pidFile!, `${process.pid}\n`);
+    // No server connects within the idle time: nothing wanted this host after all.
+    idleDeadline = Date.now() + Math.max(idleMs, 10_000);
+    if (clients.size === 0) armIdleTimer(idleDeadline - Date.now());
+  });
+}
+
+if (!socketPath || !pidFile) {
+  console.error('usage: modelHost.js <socket> <idle seconds> <pid file>');
+  process.exit(2);
+}
+console.error(`${HOST_LOG_START} ${process.pid}, ${new Date().toISOString()}`);
+const server = net.createServer(accept);
+process.on('SIGTERM', () => {
+  clients.clear();
+  void shutDown();
+});
+listen();

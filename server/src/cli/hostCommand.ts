@@ -1,0 +1,40 @@
+/**
+ * `reposhapley model hosts [--stop]`: the model processes this user's servers share (one per
+ * model file and options; server/src/model/childProcess/), and stopping them to free their memory
+ * now rather than after their idle time. A stopped host is started again by the next completion.
+ */
+import { listHosts, type RunningHost } from '../model/childProcess/hostConnection.js';
+import { EXIT_OK, type CliOutput } from './output.js';
+
+export interface HostsOptions {
+  stop?: boolean;
+}
+
+export interface HostsDeps {
+  output: CliOutput;
+  /** Defaults to the user's hosts folder. */
+  directory?: string;
+  /** Defaults to process.kill. */
+  kill?: (pid: number, signal: NodeJS.Signals) => void;
+}
+
+export async function runModelHosts(options: HostsOptions, deps: HostsDeps): Promise<number> {
+  const hosts = await listHosts(deps.directory);
+  if (hosts.length === 0) {
+    deps.output.err('no model host is running');
+    return EXIT_OK;
+  }
+  const kill = deps.kill ?? ((pid, signal) => process.kill(pid, signal));
+  for (const host of hosts) {
+    if (options.stop) {
+      kill(host.pid, 'SIGTERM');
+      deps.output.out(`stopped ${describe(host)}`);
+    } else deps.output.out(describe(host));
+  }
+  return EXIT_OK;
+}
+
+function describe(host: RunningHost): string {
+  const servers = `${host.clients} server${host.clients === 1 ? '' : 's'} connected`;
+  return `pid ${host.pid}: ${host.model ?? 'no model loaded yet'}, ${servers} (${host.socket})`;
+}

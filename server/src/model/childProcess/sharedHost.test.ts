@@ -1,0 +1,184 @@
+/**
+ * One model host shared by the servers that load the same model, against the real node-llama-cpp
+ * and real processes: they share its process and memory, keep their own sessions, survive each
+ * other, and come back when the host is killed. Sockets that are stale, another user's, or not a
+ * host at all are replaced or refused.
+ */
+import { chmodSync, existsSync, lstatSync, type Stats } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { writeTinyModel, type TinyModel } from '../../../../test/support/tinyModel.js';
+import type { LoadModelOptions } from '../completionModel.js';
+import { createMemoryLogger } from '../../util/logger.js';
+import { ChildProcessCompletionModel, loadModelInChildProcess, ModelHostExitedError } from './childProcessModel.js';
+import { listHosts, serverVersion, type ModelHostOptions } from './hostConnection.js';
+import { runModelHosts } from '../../cli/hostCommand.js';
+import { hostEndpoint, type OwnerCheck } from './hostEndpoint.js';
+
+const SOURCE = 'def load_config(path):\n    with open(path) as handle:\n        for line in handle:\n            ';
+const OTHER = 'class Triangle:\n    def __init__(self, a, b, c):\n        self.a = a\n';
+
+let dir: string;
+let hosts: string;
+let tiny: TinyModel;
+const logger = createMemoryLogger();
+const opened: ChildProcessCompletionModel[] = [];
+
+function options(extra: Partial<LoadModelOptions> = {}): LoadModelOptions {
+  return { path: tiny.path, threads: 1, gpuLayers: 0, host: { shared: true, idleSeconds: 1 }, ...extra };
+}
+
+async function load(extra: Partial<LoadModelOptions> = {}, hostOptions: ModelHostOptions = {}): Promise<ChildProcessCompletionModel> {
+  const result = await loadModelInChildProcess(options(extra), logger, { directory: hosts, ...hostOptions });
+  if (result.kind !== 'ok') throw new Error(result.message);
+  opened.push(result.model as ChildProcessCompletionModel);
+  return result.model as ChildProcessCompletionModel;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntil(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'shared-host-test-'));
+  hosts = path.join(dir, 'hosts');
+  tiny = await writeTinyModel({ path: path.join(dir, 'tiny.gguf') });
+});
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((model) => model.dispose()));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('servers loading the same model', () => {
+  test('share one host; each keeps its own session and prompt cache, and says how long it waited', async () => {
+    const [first, second] = [await load(), await load()];
+    expect(second.hostPid).toBe(first.hostPid);
+    const [mine, theirs] = [await first.createSession(), await second.createSession()];
+    const [prompt, other] = [first.tokenize(SOURCE), first.tokenize(OTHER)];
+    const together = await Promise.all([mine.generate(prompt, { maxTokens: 16, singleLine: false }), theirs.generate(other, { maxTokens: 16, singleLine: false })]);
+    // One evaluation at a time: whichever went second waited for the other.
+    expect(Math.max(mine.totalSharedWaitMs!, theirs.totalSharedWaitMs!)).toBeGreaterThan(0);
+    // The other server's prompt did not evict this one's: the same prompt again is read from the cache.
+    const again = await mine.generate(prompt, { maxTokens: 16, singleLine: false });
+    expect(again).toEqual(together[0]);
+    expect(mine.lastReusedTokens).toBeGreaterThanOrEqual(prompt.length - 1);
+  });
+
+  test('`model hosts` lists a host with its model and servers, without counting itself; --stop stops it', async () => {
+    const [first] = [await load(), await load()];
+    const listed = await listHosts(hosts);
+    expect(listed).toEqual([{ socket: hostEndpoint(options(), hosts, serverVersion()).socket, pid: first.hostPid, clients: 2, model: tiny.path }]);
+    expect((await listHosts(hosts))[0]!.clients).toBe(2); // the first listing did not stay connected
+    const lines: string[] = [];
+    const output = { out: (line: string) => lines.push(line), err: (line: string) => lines.push(line) };
+    await runModelHosts({ stop: true }, { output, directory: hosts });
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`^stopped pid ${first.hostPid}: .*tiny\\.gguf, 2 servers connected`))]);
+    await waitUntil('the stopped host to exit', () => !isRunning(first.hostPid!));
+    await runModelHosts({}, { output, directory: hosts });
+    expect(lines.at(-1)).toBe('no model host is running');
+  });
+
+  test('other load options get another host; a private one ends with its server', async () => {
+    const shared = await load();
+    const otherContext = await load({ contextSize: 256 });
+    expect(otherContext.hostPid).not.toBe(shared.hostPid);
+    const own = await load({ host: { shared: false, idleSeconds: 300 } });
+    expect(own.hostPid).not.toBe(shared.hostPid);
+    await own.dispose();
+    expect(isRunning(own.hostPid!)).toBe(false);
+  });
+
+  test('one server leaving leaves the other untouched; the host exits after its idle time once none is left', async () => {
+    const [first, second] = [await load(), await load()];
+    const pid = first.hostPid!;
+    const session = await second.createSession();
+    await first.dispose();
+    expect((await session.generate(second.tokenize(SOURCE), { maxTokens: 4, singleLine: false })).stoppedBy).not.toBe('aborted');
+    expect(second.failure).toBeUndefined();
+    await second.dispose();
+    expect(isRunning(pid)).toBe(true); // idle for 1 s first: the next window would find it warm
+    await waitUntil('the idle host to exit', () => !isRunning(pid));
+    expect(existsSync(hostEndpoint(options(), hosts, serverVersion()).socket)).toBe(false);
+  });
+});
+
+describe('faults', () => {
+  test('the host killed while two servers complete: both fail at once, may load again, and the next host answers within 10 s', async () => {
+    const [first, second] = [await load(), await load()];
+    const sessions = [await first.createSession(), await second.createSession()];
+    const running = sessions.map((s) => s.generate(first.tokenize('    return'), { maxTokens: 2_000, singleLine: false, loopPenalty: 0 }));
+    process.kill(first.hostPid!, 'SIGKILL');
+    const outcomes = await Promise.allSettled(running);
+    for (const outcome of outcomes) expect(outcome.status === 'rejected' && outcome.reason).toBeInstanceOf(ModelHostExitedError);
+    expect(first.failure).toMatch(/killed by SIGKILL/);
+    expect(first.failureRetryable).toBe(true); // this server started it: it saw the signal
+    expect(second.failure).toMatch(/ended/);
+    expect(second.failureRetryable).toBe(true); // no assertion in the host's log: no fault of the model
+
+    // The killed host left its socket file behind: the next load replaces it.
+    const { socket } = hostEndpoint(options(), hosts, serverVersion());
+    expect(existsSync(socket)).toBe(true);
+    const started = performance.now();
+    const again = await load();
+    const session = await again.createSession();
+    expect((await session.generate(again.tokenize(SOURCE), { maxTokens: 4, singleLine: false })).text).toBeTypeOf('string');
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(again.hostPid).not.toBe(first.hostPid);
+  });
+
+  test('a socket of another user is refused, and so is a folder others may enter', async () => {
+    const { socket } = hostEndpoint(options(), hosts, serverVersion());
+    const holder = await load(); // a socket now exists at that path
+    expect(existsSync(socket)).toBe(true);
+    const someoneElse: OwnerCheck = { uid: process.getuid!(), lstat: (file) => (file === socket ? ownedBy(lstatSync(file), process.getuid!() + 1) : lstatSync(file)) };
+    const refused = await loadModelInChildProcess(options(), logger, { directory: hosts, owner: someoneElse });
+    expect(refused.kind === 'error' && refused.message).toMatch(/belongs to another user \(uid \d+\); it is refused/);
+    await holder.dispose();
+
+    const open = path.join(dir, 'open-hosts');
+    await loadModelInChildProcess(options({ host: { shared: false, idleSeconds: 0 } }), logger, { directory: open }).then((r) => r.kind === 'ok' && r.model.dispose());
+    chmodSync(open, 0o755);
+    const exposed = await loadModelInChildProcess(options(), logger, { directory: open });
+    expect(exposed.kind === 'error' && exposed.message).toMatch(/open to other users \(mode 755\).*chmod 700/);
+  });
+
+  test('a socket that is not a model host is refused with what to do', async () => {
+    const strangers = path.join(dir, 'strangers');
+    const { socket } = hostEndpoint(options(), strangers, serverVersion());
+    // Create the folder as the server would, then put a silent listener where the host would be.
+    await loadModelInChildProcess(options({ host: { shared: false, idleSeconds: 0 } }), logger, { directory: strangers }).then((r) => r.kind === 'ok' && r.model.dispose());
+    const silent = net.createServer((connection) => connection.on('error', () => undefined));
+    await new Promise<void>((resolve) => silent.listen(socket, resolve));
+    try {
+      const result = await loadModelInChildProcess(options(), logger, { directory: strangers });
+      expect(result.kind === 'error' && result.message).toMatch(/answers, but not as a RepoShapley model host of this version; remove it/);
+    } finally {
+      silent.close();
+    }
+  });
+});
+
+/** `stats` as if another user owned the file. */
+function ownedBy(stats: Stats, uid: number): Stats {
+  return Object.assign(Object.create(Object.getPrototypeOf(stats) as object) as Stats, stats, { uid });
+}
