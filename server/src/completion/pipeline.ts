@@ -81,7 +81,8 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps, sign
   trace.timings = {
     retrievalMs, promptMs, decisionMs: result.decisionMs, selectionMs: result.selectionMs,
     generationMs: result.generationMs, totalMs: performance.now() - started,
-    ...(session.sharedWaitMs ? { sharedWaitMs: session.sharedWaitMs } : {}),
+    // Under a millisecond is the queue's own bookkeeping, not a wait for another window.
+    ...(session.sharedWaitMs !== undefined && session.sharedWaitMs >= 1 ? { sharedWaitMs: session.sharedWaitMs } : {}),
   };
   return { text, trace };
 }

@@ -231,6 +231,18 @@ export interface CompletionModel {
   dispose(): Promise<void>;
 }
 
+/**
+ * Thrown by a synchronous tokenize() of text not tokenized yet, by an adapter that tokenizes
+ * elsewhere (a model host or server) and answers tokenize() only for text it prepared with
+ * tokenizeMany().
+ */
+export class UntokenizedTextError extends Error {
+  constructor(readonly text: string) {
+    super(`text not tokenized yet (the model tokenizes in another process): ${JSON.stringify(text.slice(0, 40))}`);
+    this.name = 'UntokenizedTextError';
+  }
+}
+
 /** Options for loading a model. */
 export interface LoadModelOptions {
   /** A GGUF file, or with {@link server} the model server's URL. */

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { writeTinyModel, type TinyModel } from '../../../../test/support/tinyModel.js';
 import { LLAMA_ABORTS, writeAbortingModel } from '../../../../test/support/llamaAborts.js';
-import { ContextOverflowError, type CompletionModel, type LoadModelOptions } from '../completionModel.js';
+import { ContextOverflowError, UntokenizedTextError, type CompletionModel, type LoadModelOptions } from '../completionModel.js';
 import { loadLlamaModel } from '../llama/loadLlamaModel.js';
 import { createMemoryLogger } from '../../util/logger.js';
 import { ChildProcessCompletionModel, loadModelInChildProcess, ModelHostExitedError } from './childProcessModel.js';
@@ -51,11 +51,17 @@ afterAll(async () => {
 });
 
 describe('the same answers as the in-process adapter', () => {
-  test('model info and token ids', () => {
+  test('model info and token ids: tokenized in the host, in batches, then answered here', async () => {
     expect(hosted.info).toEqual(local.info);
-    expect(hosted.tokenize(SOURCE)).toEqual(local.tokenize(SOURCE));
-    const ids = local.tokenize(SOURCE);
+    expect(() => hosted.tokenize('never prepared\n')).toThrow(UntokenizedTextError);
+    const texts = SOURCE.split(/(?<=\n)/);
+    expect(await hosted.tokenizeMany(texts)).toEqual(texts.map((text) => local.tokenize(text)));
+    expect(hosted.tokenize(texts[1]!)).toEqual(local.tokenize(texts[1]!));
+    const ids = texts.flatMap((text) => local.tokenize(text));
     expect(hosted.detokenize(ids)).toBe(local.detokenize(ids));
+    const special = [hosted.info.special.need!, ids[0]!];
+    await hosted.tokenizeMany(['<NEED>']); // text, not the control token: its id is not sent
+    expect(() => hosted.detokenize(special)).toThrow(/has not come from the model host/);
   });
 
   test('decisions, likelihoods, completions and reuse counts', async () => {
@@ -79,7 +85,7 @@ describe('the same answers as the in-process adapter', () => {
 
   test('a prompt larger than the context rejects with ContextOverflowError', async () => {
     const session = await hosted.createSession();
-    const tooLong = new Array<number>(hosted.info.contextSize + 1).fill(hosted.tokenize('x')[0]!);
+    const tooLong = new Array<number>(hosted.info.contextSize + 1).fill(local.tokenize('x')[0]!);
     const error = await session.decide(tooLong, 1, 2).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContextOverflowError);
     expect(error).toMatchObject({ operation: 'decide', neededTokens: hosted.info.contextSize + 1, contextSize: hosted.info.contextSize });
@@ -88,7 +94,7 @@ describe('the same answers as the in-process adapter', () => {
 
   test('aborts: a decision rejects with the signal\'s reason, a generation answers "aborted"', async () => {
     const session = await hosted.createSession();
-    const prompt = hosted.tokenize(SOURCE);
+    const prompt = local.tokenize(SOURCE);
     const reason = new Error('typed on');
     const controller = new AbortController();
     controller.abort(reason);
@@ -97,7 +103,7 @@ describe('the same answers as the in-process adapter', () => {
     expect(generation.stoppedBy).toBe('aborted');
     // Aborted mid-way: a prefix of the free run, and the session answers the next call.
     // Precondition: a run long enough to interrupt (the random model loops without the loop penalty).
-    const loop = hosted.tokenize('    return');
+    const loop = local.tokenize('    return');
     const free = { maxTokens: 300, singleLine: false, loopPenalty: 0 };
     const full = await session.generate(loop, free);
     expect(full.stoppedBy).toBe('max-tokens');
@@ -112,29 +118,12 @@ describe('the same answers as the in-process adapter', () => {
   });
 });
 
-describe('the server\'s vocabulary', () => {
-  test('of a hash-pinned file is read alongside the host\'s load, with the same ids; of any other file, after it', async () => {
-    const pinnedLog = createMemoryLogger();
-    const pinned = await loadModelInChildProcess({ ...options(tiny.path), hashPinned: true }, pinnedLog);
-    if (pinned.kind !== 'ok') throw new Error(pinned.message);
-    expect(pinned.model.tokenize(SOURCE)).toEqual(local.tokenize(SOURCE));
-    expect(pinnedLog.lines.join('\n')).toMatch(/vocabulary ready at .*read alongside the load/);
-    await pinned.model.dispose();
-
-    const plainLog = createMemoryLogger();
-    const plain = await loadModelInChildProcess(options(tiny.path), plainLog);
-    if (plain.kind !== 'ok') throw new Error(plain.message);
-    expect(plainLog.lines.join('\n')).toMatch(/vocabulary ready at .*read after the load/);
-    await plain.model.dispose();
-  });
-
-  test('read early for a host that then dies loading: the load error, and nothing left unhandled', async () => {
-    process.env[HOST_FAULT_VARIABLE] = 'abort-at-load';
-    const result = await loadModelInChildProcess({ ...options(tiny.path), hashPinned: true }, logger)
-      .finally(() => delete process.env[HOST_FAULT_VARIABLE]);
-    expect(result.kind).toBe('error');
-    expect(result.kind === 'error' && result.message).toMatch(/llama\.cpp stopped while loading .*SIGABRT/);
-  });
+test('a host that dies while loading: the load error, and nothing left unhandled', async () => {
+  process.env[HOST_FAULT_VARIABLE] = 'abort-at-load';
+  const result = await loadModelInChildProcess({ ...options(tiny.path), hashPinned: true }, logger)
+    .finally(() => delete process.env[HOST_FAULT_VARIABLE]);
+  expect(result.kind).toBe('error');
+  expect(result.kind === 'error' && result.message).toMatch(/llama\.cpp stopped while loading .*SIGABRT/);
 });
 
 describe('llama.cpp aborting the host', () => {
@@ -153,13 +142,13 @@ describe('llama.cpp aborting the host', () => {
     process.env[HOST_FAULT_VARIABLE] = 'abort-at-generate';
     const doomed = await loadHosted(tiny.path).finally(() => delete process.env[HOST_FAULT_VARIABLE]);
     const session = await doomed.createSession();
-    const prompt = doomed.tokenize(SOURCE);
+    const [prompt] = await doomed.tokenizeMany([SOURCE]);
     expect(doomed.failure).toBeUndefined();
     await expect(session.generate(prompt, { maxTokens: 8, singleLine: false })).rejects.toBeInstanceOf(ModelHostExitedError);
     expect(doomed.failure).toMatch(/killed by SIGABRT/);
     await expect(session.decide(prompt, 1, 2)).rejects.toBeInstanceOf(ModelHostExitedError);
     await expect(doomed.createSession()).rejects.toBeInstanceOf(ModelHostExitedError);
-    expect(doomed.tokenize(SOURCE)).toEqual(prompt); // the server's own tokenizer still works
+    expect(doomed.tokenize(SOURCE)).toEqual(prompt); // what was tokenized before still answers
     await doomed.dispose();
   });
 
@@ -171,7 +160,7 @@ describe('llama.cpp aborting the host', () => {
     const stuck = loaded.model as ChildProcessCompletionModel;
     const session = await stuck.createSession();
     const controller = new AbortController();
-    const running = session.generate(stuck.tokenize(SOURCE), { maxTokens: 8, singleLine: false }, controller.signal);
+    const running = session.generate(local.tokenize(SOURCE), { maxTokens: 8, singleLine: false }, controller.signal);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(stuck.failure).toBeUndefined(); // a slow answer is not a failure until it is cancelled
     controller.abort();

@@ -1,22 +1,30 @@
 /**
  * The CompletionModel adapter that keeps llama.cpp out of the server's process: every
- * evaluation runs in a model host (modelHost.ts), so a native abort ends the host, not the
- * language server. Tokenizing stays here (a vocab-only load of the same file), because the
- * prompt module tokenizes line by line and a round trip per call would cost more than the call.
+ * evaluation runs in a model host (modelHost.ts), shared by the servers that load the same model,
+ * so a native abort ends the host, not the language server. Tokenizing runs there too, in batches:
+ * the prompt module prepares a prompt's lines with {@link ChildProcessCompletionModel.tokenizeMany}
+ * (prompt/lineTokenizer.ts `prepared`), then tokenize() answers from what came back. The server
+ * thus loads no part of llama.cpp: a second window costs its index, not another vocabulary.
  *
  * When the host dies, everything it owed rejects with {@link ModelHostExitedError} and
  * {@link ChildProcessCompletionModel.failure} says why; the model manager then stops using it.
  */
+import { LRUCache } from 'lru-cache';
 import type {
   BinaryDecision, CompletionModel, GenerationOptions, GenerationResult, LoadModelOptions, LoadModelResult, ModelInfo, ModelSession,
 } from '../completionModel.js';
+import { UntokenizedTextError } from '../completionModel.js';
 import { fileStamp } from '../../util/fileStamp.js';
 import type { Logger } from '../../util/logger.js';
-import type { ModelVocabulary } from '../llama/llamaVocabulary.js';
 import { ModelHostConnection, ModelHostExitedError, type ModelHostOptions } from './hostConnection.js';
-import type { OperationResults, SessionOperation } from './hostProtocol.js';
+import type { OperationResults, SessionOperation, TokenPiece } from './hostProtocol.js';
 
 export { ModelHostExitedError } from './hostConnection.js';
+
+/** Tokenized texts remembered for tokenize(); LineTokenizer keeps its own per-line cache. */
+const REMEMBERED_TEXTS = 16_384;
+/** Texts per tokenize request, so that one message stays small. */
+const TEXTS_PER_REQUEST = 2_000;
 
 /**
  * Loads `options.path` in its model host, shared with the other servers that load it (started
@@ -34,34 +42,21 @@ export async function loadModelInChildProcess(
   } catch (error) {
     return { kind: 'error', message: `Could not load model ${options.path}: ${(error as Error).message}` };
   }
-  // This process needs llama.cpp's runtime for the vocabulary: started while the host loads.
-  const vocabularyModule = import('../llama/llamaVocabulary.js');
-  void vocabularyModule.then((module) => module.prepareVocabularyRuntime(), () => undefined);
-  // A vocabulary llama.cpp rejects would abort this process, so the server reads it only from a
-  // file llama.cpp accepted: a hash-pinned one (a pulled catalog or derived model) at once,
-  // alongside the host's load (1.8 s of a 13 s cold start on an AVX2 CPU); any other file once
-  // the host has loaded it.
-  const early = options.hashPinned ? readVocabulary(vocabularyModule, options.path, logger) : undefined;
   try {
     const { value: reply } = await host.request({ op: 'load', options });
-    const loadedAt = performance.now();
     if (reply.kind !== 'ok') {
-      await Promise.all([discard(early), host.dispose()]);
+      await host.dispose();
       return reply;
     }
-    // The vocabulary must come from the file the host checked and loaded.
+    // The host loaded the file it was named after: one replaced meanwhile is loaded anew.
     if (fileStamp(options.path) !== stamp) {
-      await Promise.all([discard(early), host.dispose()]);
+      await host.dispose();
       return { kind: 'error', message: `${options.path} changed while it was loading; it is loaded again at the next completion.` };
     }
-    const vocabulary = await (early ?? readVocabulary(vocabularyModule, options.path, logger));
-    logger.debug(
-      `model host loaded in ${seconds(loadedAt - started)}, the server's vocabulary ready at ${seconds(performance.now() - started)} ` +
-      `(${early ? 'read alongside the load: the file is hash-pinned' : 'read after the load'})`,
-    );
-    return { kind: 'ok', model: new ChildProcessCompletionModel(host, reply.info, vocabulary) };
+    logger.debug(`model host ${host.pid} has the model, ${((performance.now() - started) / 1000).toFixed(2)} s after the request`);
+    return { kind: 'ok', model: new ChildProcessCompletionModel(host, reply.info) };
   } catch (error) {
-    await Promise.all([discard(early), host.dispose()]);
+    await host.dispose();
     if (error instanceof ModelHostExitedError) {
       return {
         kind: 'error',
@@ -73,28 +68,14 @@ export async function loadModelInChildProcess(
   }
 }
 
-type VocabularyModule = typeof import('../llama/llamaVocabulary.js');
-
-/** The vocabulary read, its rejection marked handled so that one awaited later cannot go unhandled first. */
-function readVocabulary(module: Promise<VocabularyModule>, modelPath: string, logger: Logger): Promise<ModelVocabulary> {
-  const reading = module.then((loaded) => loaded.loadLlamaVocabulary(modelPath, logger));
-  void reading.catch(() => undefined);
-  return reading;
-}
-
-/** Releases a vocabulary read that is no longer wanted, whenever it finishes. */
-async function discard(reading: Promise<ModelVocabulary> | undefined): Promise<void> {
-  if (reading) await reading.then((vocabulary) => vocabulary.dispose(), () => undefined);
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(2)} s`;
-}
-
 export class ChildProcessCompletionModel implements CompletionModel {
   private disposed = false;
+  /** What tokenizeMany returned, for tokenize(). */
+  private readonly remembered = new LRUCache<string, number[]>({ max: REMEMBERED_TEXTS });
+  /** The text of each id the host has answered with, for detokenize(). */
+  private readonly pieces = new Map<number, TokenPiece>();
 
-  constructor(private readonly host: ModelHostConnection, readonly info: ModelInfo, private readonly vocabulary: ModelVocabulary) {}
+  constructor(private readonly host: ModelHostConnection, readonly info: ModelInfo) {}
 
   /** Set once the host died: why, in one line. Every later operation rejects. */
   get failure(): string | undefined {
@@ -110,25 +91,45 @@ export class ChildProcessCompletionModel implements CompletionModel {
     return this.host.pid;
   }
 
+  /** Only text tokenized before by {@link tokenizeMany}; anything else throws {@link UntokenizedTextError}. */
   tokenize(text: string): number[] {
-    return this.vocabulary.tokenize(text);
+    if (text.length === 0) return [];
+    const ids = this.remembered.get(text);
+    if (!ids) throw new UntokenizedTextError(text);
+    return [...ids];
   }
 
+  /** Plain texts (special-token text stays text) tokenized by the host, in few requests; never queued behind an evaluation. */
+  async tokenizeMany(texts: readonly string[], signal?: AbortSignal): Promise<number[][]> {
+    const out: number[][] = [];
+    for (let start = 0; start < texts.length; start += TEXTS_PER_REQUEST) {
+      const { value } = await this.host.request({ op: 'tokenize', texts: texts.slice(start, start + TEXTS_PER_REQUEST) }, signal);
+      out.push(...value.ids);
+      for (const piece of value.pieces) this.pieces.set(piece.id, piece);
+    }
+    texts.forEach((text, i) => this.remembered.set(text, out[i]!));
+    return out;
+  }
+
+  /** The text of ids the host has answered with (tokenized or generated here); others throw. */
   detokenize(tokens: number[], specialTokens = false): string {
-    return this.vocabulary.detokenize(tokens, specialTokens);
+    return tokens.map((id) => {
+      const piece = this.pieces.get(id);
+      if (!piece) throw new Error(`token ${id} has not come from the model host; detokenize only what it returned`);
+      return piece.special && !specialTokens ? '' : piece.text;
+    }).join('');
   }
 
   async createSession(): Promise<ModelSession> {
     if (this.disposed) throw new Error('createSession() on a disposed model');
     const { value } = await this.host.request({ op: 'createSession' });
-    return new ChildProcessSession(this.host, value);
+    return new ChildProcessSession(this.host, value, (pieces) => pieces.forEach((piece) => this.pieces.set(piece.id, piece)));
   }
 
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
     await this.host.dispose();
-    await this.vocabulary.dispose();
   }
 }
 
@@ -140,7 +141,12 @@ class ChildProcessSession implements ModelSession {
   private totalReused = 0;
   private sharedWaitMs = 0;
 
-  constructor(private readonly host: ModelHostConnection, private readonly id: number) {}
+  constructor(
+    private readonly host: ModelHostConnection,
+    private readonly id: number,
+    /** The model's detokenize() learns the generated ids' text. */
+    private readonly learnPieces: (pieces: readonly TokenPiece[]) => void,
+  ) {}
 
   get totalSharedWaitMs(): number {
     return this.sharedWaitMs;
@@ -181,8 +187,9 @@ class ChildProcessSession implements ModelSession {
     const request = { ...operation, session: this.id } as Extract<SessionOperation, { op: K }>;
     signal?.throwIfAborted();
     try {
-      const { value, reuse, waitedMs } = await this.host.request(request, signal);
+      const { value, reuse, waitedMs, pieces } = await this.host.request(request, signal);
       this.sharedWaitMs += waitedMs ?? 0;
+      if (pieces) this.learnPieces(pieces);
       if (reuse) {
         this.lastReused = reuse.last;
         this.totalReused = reuse.total;

@@ -19,7 +19,7 @@ import { packageRoot } from '../../util/packageRoot.js';
 import { ensurePrivateDirectory, hostDirectory, hostEndpoint, refuseSocket, type HostEndpoint, type OwnerCheck } from './hostEndpoint.js';
 import {
   decodeError, helloRequest, HOST_LOG_START, HOST_PRODUCT, HOST_PROTOCOL, logNotification, operationRequest,
-  type Greeting, type HostOperation, type OperationResults, type ReuseCounts,
+  type Greeting, type HostOperation, type OperationResults, type ReuseCounts, type TokenPiece,
 } from './hostProtocol.js';
 
 /** The built host beside this module; from the TypeScript sources (vitest), the build's copy. */
@@ -68,7 +68,7 @@ interface Pending {
   reject(error: Error): void;
 }
 
-type Reply<T> = { value: T; reuse?: ReuseCounts; waitedMs?: number };
+type Reply<T> = { value: T; reuse?: ReuseCounts; waitedMs?: number; pieces?: TokenPiece[] };
 
 export class ModelHostConnection {
   private readonly pending = new Set<Pending>();
@@ -155,7 +155,7 @@ export class ModelHostConnection {
       };
       this.connection.sendRequest(operationRequest, operation, cancellation.token).then((reply) => {
         settle();
-        if (reply.kind === 'result') resolve({ value: reply.value as OperationResults[K], reuse: reply.reuse, waitedMs: reply.waitedMs });
+        if (reply.kind === 'result') resolve({ value: reply.value as OperationResults[K], reuse: reply.reuse, waitedMs: reply.waitedMs, pieces: reply.pieces });
         else reject(decodeError(reply.error));
       }, () => undefined); // a connection that closed rejects every request: onClose answers them instead
     });

@@ -21,6 +21,7 @@ export type SessionOperation =
 /** Everything a server asks of the host; each request gets exactly one reply. */
 export type HostOperation =
   | { op: 'load'; options: LoadModelOptions }
+  | { op: 'tokenize'; texts: string[] }
   | { op: 'createSession' }
   | { op: 'disposeSession'; session: number }
   | SessionOperation;
@@ -31,12 +32,24 @@ export type LoadReply = { kind: 'ok'; info: ModelInfo } | { kind: 'missing' | 'i
 /** The value each operation resolves with. */
 export interface OperationResults {
   load: LoadReply;
+  tokenize: { ids: number[][]; pieces: TokenPiece[] };
   createSession: number;
   disposeSession: null;
   decide: BinaryDecision;
   decideSequence: BinaryDecision[];
   generate: GenerationResult;
   logLikelihood: number;
+}
+
+/**
+ * The text of a token id, sent once per connection with the first answer that holds the id, so
+ * that a server can detokenize without a vocabulary. `special`: a control token, dropped from
+ * text unless asked for.
+ */
+export interface TokenPiece {
+  id: number;
+  text: string;
+  special: boolean;
 }
 
 /** A session's prefix-reuse counters after an operation (ModelSession.lastReusedTokens). */
@@ -57,7 +70,7 @@ export interface WireError {
  * other servers' operations ran; or the error it failed with.
  */
 export type HostReply =
-  | { kind: 'result'; value: unknown; reuse?: ReuseCounts; waitedMs?: number }
+  | { kind: 'result'; value: unknown; reuse?: ReuseCounts; waitedMs?: number; pieces?: TokenPiece[] }
   | { kind: 'failure'; error: WireError };
 
 /** The first exchange on a connection: a socket that does not answer it so is not a host. */
@@ -75,7 +88,7 @@ export const HOST_PRODUCT = 'reposhapley-model-host';
 /** The line a host writes first to its log: a crash is named only from lines after the last one. */
 export const HOST_LOG_START = '--- model host started, pid';
 /** Bumped whenever the messages change: hosts of another protocol get another address. */
-export const HOST_PROTOCOL = 2;
+export const HOST_PROTOCOL = 3;
 
 /** `probe`: a listing, not a server; it does not count as connected. */
 export const helloRequest = new RequestType<{ protocol: number; probe?: boolean }, Greeting, void>('host/hello');

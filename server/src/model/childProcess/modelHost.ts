@@ -13,22 +13,23 @@
 import { unlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
-import type { CompletionModel, LoadModelOptions, ModelSession } from '../completionModel.js';
+import type { CompletionModel, GenerationResult, LoadModelOptions, ModelSession } from '../completionModel.js';
 import type { Logger, LogLevel } from '../../util/logger.js';
 import { ComputeQueue } from './computeQueue.js';
 import {
   encodeError, helloRequest, HOST_FAULT_VARIABLE, HOST_PRODUCT, logNotification, operationRequest,
-  HOST_LOG_START, HOST_PROTOCOL, type Greeting, type HostOperation, type HostReply, type LoadReply, type SessionOperation,
+  HOST_LOG_START, HOST_PROTOCOL, type Greeting, type HostOperation, type HostReply, type LoadReply, type SessionOperation, type TokenPiece,
 } from './hostProtocol.js';
 
 const [socketPath, idleArgument, pidFile] = process.argv.slice(2);
 const idleMs = Math.max(0, Number(idleArgument ?? 0) * 1000);
 
-/** One connected server: its number (the compute queue's turn order), its sessions. */
+/** One connected server: its number (the compute queue's turn order), its sessions, the ids whose text it has. */
 interface Client {
   id: number;
   connection: MessageConnection;
   sessions: Set<number>;
+  knownPieces: Set<number>;
 }
 
 const clients = new Set<Client>();
@@ -60,7 +61,7 @@ function log(level: LogLevel, message: string): void {
 
 function accept(socket: net.Socket): void {
   const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-  const client: Client = { id: nextClient++, connection, sessions: new Set() };
+  const client: Client = { id: nextClient++, connection, sessions: new Set(), knownPieces: new Set() };
   clients.add(client);
   clearTimeout(idleTimer);
   connection.onRequest(helloRequest, ({ probe }): Greeting => {
@@ -104,6 +105,7 @@ async function handle(client: Client, operation: HostOperation, token: Cancellat
   try {
     await injectFault(operation.op);
     if (operation.op === 'load') return { kind: 'result', value: await load(operation.options) };
+    if (operation.op === 'tokenize') return tokenize(client, operation.texts);
     if (operation.op === 'createSession') return { kind: 'result', value: await createSession(client) };
     if (operation.op === 'disposeSession') return { kind: 'result', value: await disposeSession(client, operation.session) };
     return await performQueued(client, operation, signal);
@@ -119,7 +121,8 @@ async function performQueued(client: Client, operation: SessionOperation, signal
   try {
     const { value, waitedMs } = await compute.run(client.id, signal, () => perform(session, operation, signal));
     const reuse = { last: session.lastReusedTokens, total: session.totalReusedTokens };
-    return { kind: 'result', value, reuse, waitedMs };
+    const generated = operation.op === 'generate' ? newPieces(client, (value as GenerationResult).tokens) : [];
+    return { kind: 'result', value, reuse, waitedMs, ...(generated.length > 0 ? { pieces: generated } : {}) };
   } catch (error) {
     if (signal.aborted && operation.op === 'generate') return { kind: 'result', value: { text: '', tokens: [], stoppedBy: 'aborted' } };
     throw error;
@@ -137,6 +140,29 @@ function perform(session: ModelSession, request: SessionOperation, signal: Abort
     case 'logLikelihood':
       return session.logLikelihood(request.tokens, request.target, signal);
   }
+}
+
+/**
+ * Tokenizes at once, beside whatever evaluation runs (the tokenizer only reads the vocabulary), so
+ * a window building its prompt never waits for another window's completion.
+ */
+function tokenize(client: Client, texts: readonly string[]): HostReply {
+  if (!model) throw new Error('no model loaded in this host');
+  const loaded = model;
+  const ids = texts.map((text) => loaded.tokenize(text));
+  return { kind: 'result', value: { ids, pieces: newPieces(client, ids.flat()) } };
+}
+
+/** The text of the ids this client has not been sent yet. */
+function newPieces(client: Client, ids: readonly number[]): TokenPiece[] {
+  const pieces: TokenPiece[] = [];
+  for (const id of ids) {
+    if (client.knownPieces.has(id) || !model) continue;
+    client.knownPieces.add(id);
+    const text = model.detokenize([id], true);
+    pieces.push({ id, text, special: text !== '' && model.detokenize([id], false) === '' });
+  }
+  return pieces;
 }
 
 /**

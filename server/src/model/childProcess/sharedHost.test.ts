@@ -74,7 +74,7 @@ describe('servers loading the same model', () => {
     const [first, second] = [await load(), await load()];
     expect(second.hostPid).toBe(first.hostPid);
     const [mine, theirs] = [await first.createSession(), await second.createSession()];
-    const [prompt, other] = [first.tokenize(SOURCE), first.tokenize(OTHER)];
+    const [prompt, other] = await first.tokenizeMany([SOURCE, OTHER]);
     const together = await Promise.all([mine.generate(prompt, { maxTokens: 16, singleLine: false }), theirs.generate(other, { maxTokens: 16, singleLine: false })]);
     // One evaluation at a time: whichever went second waited for the other.
     expect(Math.max(mine.totalSharedWaitMs!, theirs.totalSharedWaitMs!)).toBeGreaterThan(0);
@@ -113,7 +113,7 @@ describe('servers loading the same model', () => {
     const pid = first.hostPid!;
     const session = await second.createSession();
     await first.dispose();
-    expect((await session.generate(second.tokenize(SOURCE), { maxTokens: 4, singleLine: false })).stoppedBy).not.toBe('aborted');
+    expect((await session.generate((await second.tokenizeMany([SOURCE]))[0]!, { maxTokens: 4, singleLine: false })).stoppedBy).not.toBe('aborted');
     expect(second.failure).toBeUndefined();
     await second.dispose();
     expect(isRunning(pid)).toBe(true); // idle for 1 s first: the next window would find it warm
@@ -126,7 +126,8 @@ describe('faults', () => {
   test('the host killed while two servers complete: both fail at once, may load again, and the next host answers within 10 s', async () => {
     const [first, second] = [await load(), await load()];
     const sessions = [await first.createSession(), await second.createSession()];
-    const running = sessions.map((s) => s.generate(first.tokenize('    return'), { maxTokens: 2_000, singleLine: false, loopPenalty: 0 }));
+    const [loop] = await first.tokenizeMany(['    return']);
+    const running = sessions.map((s) => s.generate(loop, { maxTokens: 2_000, singleLine: false, loopPenalty: 0 }));
     process.kill(first.hostPid!, 'SIGKILL');
     const outcomes = await Promise.allSettled(running);
     for (const outcome of outcomes) expect(outcome.status === 'rejected' && outcome.reason).toBeInstanceOf(ModelHostExitedError);
@@ -141,7 +142,7 @@ describe('faults', () => {
     const started = performance.now();
     const again = await load();
     const session = await again.createSession();
-    expect((await session.generate(again.tokenize(SOURCE), { maxTokens: 4, singleLine: false })).text).toBeTypeOf('string');
+    expect((await session.generate((await again.tokenizeMany([SOURCE]))[0]!, { maxTokens: 4, singleLine: false })).text).toBeTypeOf('string');
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(again.hostPid).not.toBe(first.hostPid);
   });

@@ -1,5 +1,5 @@
 /**
- * One llama.cpp runtime (node-llama-cpp `Llama`) per process and kind, shared by every loaded model.
+ * One llama.cpp runtime (node-llama-cpp `Llama`) per process, shared by every loaded model.
  * Its native log callback is process-wide, so logs are routed to the loggers of the models
  * currently loaded, never to stdout (stdout carries the LSP protocol).
  */
@@ -9,14 +9,7 @@ import type { Logger } from '../../util/logger.js';
 
 const logSinks = new Set<Logger>();
 
-/**
- * `gpu`: GPU when one is usable (models that evaluate); `cpu`: never touch a GPU (a vocabulary
- * only: the server tokenizes while its model host evaluates, and a GPU runtime there would
- * initialize the device and hold its memory for nothing).
- */
-export type RuntimeKind = 'gpu' | 'cpu';
-
-const runtimes = new Map<RuntimeKind, Promise<Llama>>();
+let runtime: Promise<Llama> | undefined;
 
 /** A registration of a model's logger with the shared runtime; release it on dispose. */
 export interface RuntimeLease {
@@ -25,13 +18,13 @@ export interface RuntimeLease {
 }
 
 /**
- * The shared runtime of its kind, created on first use: prebuilt binaries only (`build: 'never'`,
+ * The shared runtime, created on first use (a GPU when one is usable): prebuilt binaries only (`build: 'never'`,
  * so a missing binary fails fast instead of compiling llama.cpp), and a thread cap of the machine's
  * parallelism (node-llama-cpp's default of at least 4 threads made generation 100x slower on 2
  * cores). Contexts never ask for more (`resolveThreads`).
  */
-export async function acquireRuntime(logger: Logger, kind: RuntimeKind = 'gpu'): Promise<RuntimeLease> {
-  const llama = await startRuntime(kind);
+export async function acquireRuntime(logger: Logger): Promise<RuntimeLease> {
+  const llama = await startRuntime();
   logSinks.add(logger);
   return { llama, release: () => logSinks.delete(logger) };
 }
@@ -40,25 +33,21 @@ export async function acquireRuntime(logger: Logger, kind: RuntimeKind = 'gpu'):
  * Starts creating a runtime without waiting for it (loading the native binding takes ~0.3 s),
  * so a later {@link acquireRuntime} finds it ready. A failure surfaces there, not here.
  */
-export function prepareRuntime(kind: RuntimeKind = 'gpu'): void {
-  startRuntime(kind).catch(() => undefined);
+export function prepareRuntime(): void {
+  startRuntime().catch(() => undefined);
 }
 
-function startRuntime(kind: RuntimeKind): Promise<Llama> {
-  let runtime = runtimes.get(kind);
-  if (!runtime) {
-    runtime = createRuntime(kind).catch((error: unknown) => {
-      runtimes.delete(kind); // let a later load retry
-      throw error;
-    });
-    runtimes.set(kind, runtime);
-  }
+function startRuntime(): Promise<Llama> {
+  runtime ??= createRuntime().catch((error: unknown) => {
+    runtime = undefined; // let a later load retry
+    throw error;
+  });
   return runtime;
 }
 
-async function createRuntime(kind: RuntimeKind): Promise<Llama> {
+async function createRuntime(): Promise<Llama> {
   return getLlama({
-    gpu: kind === 'cpu' ? false : 'auto',
+    gpu: 'auto',
     build: 'never',
     logLevel: LlamaLogLevel.warn,
     logger: routeLog,

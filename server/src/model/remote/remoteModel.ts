@@ -16,7 +16,7 @@
 import { readdirSync } from 'node:fs';
 import { LRUCache } from 'lru-cache';
 import path from 'node:path';
-import { controlDecisionIds, type CompletionModel, type LoadModelResult, type ModelInfo, type ModelSession, type SpecialTokenIds } from '../completionModel.js';
+import { controlDecisionIds, UntokenizedTextError, type CompletionModel, type LoadModelResult, type ModelInfo, type ModelSession, type SpecialTokenIds } from '../completionModel.js';
 import { controlPackManifest, controlPacksDir, type ControlPack } from '../../modelStore/controlPack.js';
 import {
   CHUNK_CLOSE_TOKENS, CHUNK_OPEN_TOKENS, DONE, DROP, END_OF_TEXT, FILE_SEPARATOR, FIM_LAYOUTS, KEEP, NEED, REPO_NAME, SELECT,
@@ -26,13 +26,7 @@ import { LlamaServerApi, ModelServerError, type ModelServerOptions } from './lla
 import { RemoteSession } from './remoteSession.js';
 import { declaredLayoutOf, triggerSoftmaxOf } from '../reposhapleyKeys.js';
 
-/** Thrown by a synchronous tokenize() of text the remote tokenizer has not seen yet. */
-export class UntokenizedTextError extends Error {
-  constructor(readonly text: string) {
-    super(`text not tokenized yet (the model server tokenizes asynchronously): ${JSON.stringify(text.slice(0, 40))}`);
-    this.name = 'UntokenizedTextError';
-  }
-}
+export { UntokenizedTextError } from '../completionModel.js';
 
 /** Separates texts in one `/tokenize` request: llama-server copies numbers in `content` through. */
 const SEPARATOR = -1;
