@@ -161,6 +161,39 @@ test('a model that dies in service is replaced by the fallback and not loaded ag
   expect(loaded).toEqual([entry.fileName, 'small.gguf', entry.fileName]);
 });
 
+test('a shared host stopped from outside: loaded again at once; a second stop within a minute sets the file aside', async () => {
+  let now = 1_000;
+  const { entry, bundled } = await pulledAndBundled('model whose host is killed');
+  const loaded: string[] = [];
+  const killed = new Set<CompletionModel>();
+  const loader: ModelLoader = async (options) => {
+    loaded.push(path.basename(options.path));
+    const model = fakeModel(options.path);
+    Object.defineProperty(model, 'failure', { get: () => (killed.has(model) ? 'the model process was killed by SIGKILL' : undefined) });
+    return { kind: 'ok', model: Object.defineProperty(model, 'failureRetryable', { get: () => killed.has(model) }) };
+  };
+  const models = new ModelManager(loader, silentLogger, { lock: new Mutex(), now: () => now, plan: { env: {}, bundled: () => bundled } });
+  const current = settingsFrom({ modelCacheDir: dir });
+  const kill = async () => {
+    const state = await models.get(current);
+    if (state.kind !== 'ok') throw new Error('expected a model');
+    killed.add(state.model);
+  };
+
+  await kill();
+  expect(await models.get(current)).toMatchObject({ kind: 'ok', label: DEFAULT_MODEL_NAME, isFallback: false });
+  expect(loaded).toEqual([entry.fileName, entry.fileName]);
+  now += 61_000; // a minute later, another stop is again no fault of the file
+  await kill();
+  expect(await models.get(current)).toMatchObject({ label: DEFAULT_MODEL_NAME, isFallback: false });
+  now += 5_000; // but a third within the minute is a host that keeps dying
+  await kill();
+  const third = await models.get(current);
+  expect(third).toMatchObject({ label: 'small.gguf', isFallback: true });
+  expect(third.kind === 'ok' && third.notice).toMatch(/stopped working: the model process was killed by SIGKILL/);
+  expect(loaded).toEqual([entry.fileName, entry.fileName, entry.fileName, 'small.gguf']);
+});
+
 test('the adapter setting reaches the model asked for, never the bundled fallback', async () => {
   const { pulled, bundled } = await pulledAndBundled('corrupt');
   const seen: { path: string; adapterPath?: string }[] = [];

@@ -187,6 +187,19 @@ export interface ModelSession {
    * servers evaluated theirs (another editor window's completion); unset where nothing is shared.
    */
   readonly totalSharedWaitMs?: number;
+  /**
+   * About how much an operation on `tokens` would cost now, in prompt tokens: those past what this
+   * session has cached, plus a typical generation when `generating`. A shared evaluator serves the
+   * least work first (model/childProcess/computeQueue.ts).
+   */
+  pendingWork?(tokens: number[], generating: boolean): number;
+  /**
+   * Where an evaluator shared by several sessions may let others run: called between prompt
+   * chunks and between generated tokens of this session's operations with the work still left,
+   * and may reject (the operation was cancelled while it waited), which ends the operation as an
+   * abort would. The model host sets it to its compute queue's turn.
+   */
+  setPausePoint?(pause: ((remainingWork: number) => Promise<void>) | undefined): void;
   dispose(): Promise<void>;
 }
 

@@ -16,7 +16,7 @@ import {
 import type { HostConnectionOptions, LoadModelOptions } from '../completionModel.js';
 import type { Logger } from '../../util/logger.js';
 import { packageRoot } from '../../util/packageRoot.js';
-import { ensurePrivateDirectory, hostDirectory, hostEndpoint, refuseSocket, type HostEndpoint, type OwnerCheck } from './hostEndpoint.js';
+import { ensurePrivateDirectory, HOST_DIR_VARIABLE, hostDirectory, hostEndpoint, refuseSocket, type HostEndpoint, type OwnerCheck } from './hostEndpoint.js';
 import {
   decodeError, helloRequest, HOST_LOG_START, HOST_PRODUCT, HOST_PROTOCOL, logNotification, operationRequest,
   type Greeting, type HostOperation, type OperationResults, type ReuseCounts, type TokenPiece,
@@ -232,7 +232,8 @@ async function connectOrStart(endpoint: HostEndpoint, idleSeconds: number, logge
     if (died || performance.now() > deadline) {
       if (!died) child.kill('SIGKILL');
       const lines = logTail(endpoint.log).join(' | ');
-      throw new Error(`the model host did not start${died ? ` (${child.signalCode ?? `exit code ${child.exitCode}`})` : ' in time'}: ${lines || 'no output'}`);
+      throw new Error(`the model host did not start${died ? ` (${child.signalCode ?? `exit code ${child.exitCode}`})` : ' in time'}: ${lines || 'no output'}. ` +
+        `Its folder must take sockets (a local disk): set ${HOST_DIR_VARIABLE} to another if it does not`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -22,6 +22,8 @@ import {
 } from './hostProtocol.js';
 
 const [socketPath, idleArgument, pidFile] = process.argv.slice(2);
+/** Freeing the model waits for a native call to return; past this the host exits regardless. */
+const EXIT_GRACE_MS = 5_000;
 const idleMs = Math.max(0, Number(idleArgument ?? 0) * 1000);
 
 /** One connected server: its number (the compute queue's turn order), its sessions, the ids whose text it has. */
@@ -30,6 +32,8 @@ interface Client {
   connection: MessageConnection;
   sessions: Set<number>;
   knownPieces: Set<number>;
+  /** Its requests in flight: cancelled when it goes, so a closed window's work never runs on. */
+  running: Set<AbortController>;
 }
 
 const clients = new Set<Client>();
@@ -61,7 +65,7 @@ function log(level: LogLevel, message: string): void {
 
 function accept(socket: net.Socket): void {
   const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-  const client: Client = { id: nextClient++, connection, sessions: new Set(), knownPieces: new Set() };
+  const client: Client = { id: nextClient++, connection, sessions: new Set(), knownPieces: new Set(), running: new Set() };
   clients.add(client);
   clearTimeout(idleTimer);
   connection.onRequest(helloRequest, ({ probe }): Greeting => {
@@ -77,6 +81,7 @@ function accept(socket: net.Socket): void {
 }
 
 async function disconnect(client: Client): Promise<void> {
+  for (const controller of client.running) controller.abort(abortError());
   if (!clients.delete(client)) return;
   for (const id of client.sessions) {
     const session = sessions.get(id);
@@ -101,7 +106,9 @@ function shutDownIfIdle(): void {
 }
 
 async function handle(client: Client, operation: HostOperation, token: CancellationToken): Promise<HostReply> {
-  const signal = abortSignal(token);
+  const controller = abortController(token);
+  const { signal } = controller;
+  client.running.add(controller);
   try {
     await injectFault(operation.op);
     if (operation.op === 'load') return { kind: 'result', value: await load(operation.options) };
@@ -111,6 +118,8 @@ async function handle(client: Client, operation: HostOperation, token: Cancellat
     return await performQueued(client, operation, signal);
   } catch (error) {
     return { kind: 'failure', error: encodeError(error) };
+  } finally {
+    client.running.delete(controller);
   }
 }
 
@@ -119,7 +128,15 @@ async function performQueued(client: Client, operation: SessionOperation, signal
   const session = sessions.get(operation.session);
   if (!session || !client.sessions.has(operation.session)) throw new Error(`model session ${operation.session} does not exist (disposed?)`);
   try {
-    const { value, waitedMs } = await compute.run(client.id, signal, () => perform(session, operation, signal));
+    const work = session.pendingWork?.(operation.tokens, operation.op === 'generate') ?? operation.tokens.length;
+    const { value, waitedMs } = await compute.run(work, signal, async (turn) => {
+      session.setPausePoint?.(turn.pause);
+      try {
+        return await perform(session, operation, signal);
+      } finally {
+        session.setPausePoint?.(undefined);
+      }
+    });
     const reuse = { last: session.lastReusedTokens, total: session.totalReusedTokens };
     const generated = operation.op === 'generate' ? newPieces(client, (value as GenerationResult).tokens) : [];
     return { kind: 'result', value, reuse, waitedMs, ...(generated.length > 0 ? { pieces: generated } : {}) };
@@ -212,16 +229,19 @@ async function disposeSession(client: Client, id: number): Promise<null> {
   return null;
 }
 
-function abortSignal(token: CancellationToken): AbortSignal {
+/** Aborted when the request's client cancels it (or, see disconnect, goes away). */
+function abortController(token: CancellationToken): AbortController {
   const controller = new AbortController();
-  const abort = (): void => {
-    const error = new Error('The operation was aborted');
-    error.name = 'AbortError';
-    controller.abort(error);
-  };
+  const abort = (): void => controller.abort(abortError());
   if (token.isCancellationRequested) abort();
   else token.onCancellationRequested(abort);
-  return controller.signal;
+  return controller;
+}
+
+function abortError(): Error {
+  const error = new Error('The operation was aborted');
+  error.name = 'AbortError';
+  return error;
 }
 
 function injectFault(op: string): Promise<void> {
@@ -232,12 +252,14 @@ function injectFault(op: string): Promise<void> {
   return Promise.resolve();
 }
 
-/** Frees the model and the socket, then exits; what is still running is cancelled by the exit. */
+/** Cancels what runs, frees the model and the socket, then exits (at the latest after EXIT_GRACE_MS). */
 async function shutDown(): Promise<void> {
   if (stopping) return;
   stopping = true;
   server.close();
   removeOwnFiles();
+  for (const client of clients) for (const controller of client.running) controller.abort(abortError());
+  setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref();
   try {
     await model?.dispose();
   } finally {
@@ -289,8 +311,5 @@ if (!socketPath || !pidFile) {
 }
 console.error(`${HOST_LOG_START} ${process.pid}, ${new Date().toISOString()}`);
 const server = net.createServer(accept);
-process.on('SIGTERM', () => {
-  clients.clear();
-  void shutDown();
-});
+process.on('SIGTERM', () => void shutDown());
 listen();

@@ -58,6 +58,13 @@ export interface SessionModelHooks {
 const PROMPT_CHUNK_MS = 250;
 const PROMPT_CHUNK_MIN = 32;
 const PROMPT_CHUNK_MAX = 256;
+/**
+ * For a shared evaluator's estimate of work (pendingWork): a generated token is one forward pass of
+ * its own, about as long as reading ten prompt tokens in a batch on a CPU (2-core AMX Xeon, the 0.5B:
+ * ~30 ms against ~2.5 ms), and completions end after about a dozen tokens (a line).
+ */
+const GENERATED_TOKEN_WORK = 10;
+const EXPECTED_GENERATED_TOKENS = 12;
 /** Prompt tokens passed to detokenize as context for the generated text. */
 const DETOKENIZE_CONTEXT = 8;
 
@@ -69,6 +76,9 @@ export class LlamaSession implements ModelSession {
   private totalReused = 0;
   /** Tokens in the next prompt chunk ({@link learnChunkSize}); the first prompt starts small. */
   private chunkTokens = PROMPT_CHUNK_MIN;
+  private pausePoint?: (remainingWork: number) => Promise<void>;
+  /** Work the running operation has left after its prompt (a generation's), for pausePoint. */
+  private workAfterPrompt = 0;
 
   constructor(
     private readonly context: LlamaContext,
@@ -82,6 +92,15 @@ export class LlamaSession implements ModelSession {
 
   get lastReusedTokens(): number {
     return this.lastReused;
+  }
+
+  setPausePoint(pause: ((remainingWork: number) => Promise<void>) | undefined): void {
+    this.pausePoint = pause;
+  }
+
+  pendingWork(tokens: number[], generating: boolean): number {
+    const cached = this.sequence.compareContextTokens(tokens as Token[]).firstDifferentIndex;
+    return tokens.length - cached + (generating ? EXPECTED_GENERATED_TOKENS * GENERATED_TOKEN_WORK : 0);
   }
 
   get totalReusedTokens(): number {
@@ -224,6 +243,7 @@ export class LlamaSession implements ModelSession {
   ): Promise<Array<ControlledEvaluateIndexOutput | undefined>> {
     const outputs: Array<ControlledEvaluateIndexOutput | undefined> = [];
     for (let start = 0; start < items.length;) {
+      if (start > 0) await this.pausePoint?.(items.length - start + this.workAfterPrompt);
       signal?.throwIfAborted();
       const chunk = items.slice(start, start + this.chunkTokens);
       const began = performance.now();
@@ -250,11 +270,14 @@ export class LlamaSession implements ModelSession {
     this.checkIds(tokens, []);
     const last = tokens.length - 1;
     const reused = await this.alignCache(tokens, last);
+    this.workAfterPrompt = EXPECTED_GENERATED_TOKENS * GENERATED_TOKEN_WORK;
     try {
       await this.evaluateInChunks(tokens.slice(reused, last).map((t) => t as Token), signal);
     } catch (error) {
       if (signal?.aborted) return { text: '', tokens: [], stoppedBy: 'aborted' };
       throw error;
+    } finally {
+      this.workAfterPrompt = 0;
     }
     return this.decodeGreedy(tokens, maxTokens, options, signal);
   }
@@ -283,12 +306,23 @@ export class LlamaSession implements ModelSession {
       const stop = findTextStop(text, options);
       if (stop) return cutAt(generated, this.textOf(generated, context), text.slice(0, stop.index), stop.reason);
       if (generated.length >= maxTokens) break;
-      if (signal?.aborted) {
+      const left = Math.max(1, Math.min(maxTokens, EXPECTED_GENERATED_TOKENS) - generated.length) * GENERATED_TOKEN_WORK;
+      if (signal?.aborted || !(await this.paused(left))) {
         stoppedBy = 'aborted';
         break;
       }
     }
     return withoutPartialCharacter(generated, this.textOf(generated, context), stoppedBy);
+  }
+
+  /** Lets a shared evaluator run other sessions here (see setPausePoint); false when cancelled meanwhile. */
+  private async paused(remainingWork: number): Promise<boolean> {
+    try {
+      await this.pausePoint?.(remainingWork);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Text of the first `count` generated tokens, after the prompt's last few. */
