@@ -12,6 +12,7 @@ import { LLAMA_ABORTS, writeAbortingModel } from '../support/llamaAborts.js';
 import { createTempWorkspace, tinyModelSettings, type TempWorkspace } from './fixtureWorkspace.js';
 import type { RawLspClient } from './rawLspClient.js';
 import { complete, shownMessages, startSession, touch } from './serverSession.js';
+import { isRunning } from '../support/testHosts.js';
 
 let workspace: TempWorkspace;
 let client: RawLspClient | undefined;
@@ -30,15 +31,6 @@ afterAll(() => workspace?.dispose());
 /** How many times a model host died: the server logs each death once. */
 function hostDeaths(session: RawLspClient): number {
   return session.stderr.split('\n').filter((line) => /the model process was killed by SIGABRT.*; its last lines:/.test(line)).length;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 test.each(LLAMA_ABORTS)('a model llama.cpp aborts on while loading (%s): answered, named once, loaded once', async (name, changes, assertion) => {

@@ -11,6 +11,7 @@ import { listHosts } from '../../server/src/model/childProcess/hostConnection.js
 import { createTempWorkspace, tinyModelSettings, type TempWorkspace } from './fixtureWorkspace.js';
 import type { RawLspClient } from './rawLspClient.js';
 import { complete, startSession, touch } from './serverSession.js';
+import { isRunning } from '../support/testHosts.js';
 
 let workspace: TempWorkspace;
 let hosts: string;
@@ -33,15 +34,6 @@ async function openWindow(): Promise<RawLspClient> {
   const client = await startSession(workspace, settings, { env: { REPOSHAPLEY_MODEL_HOST_DIR: hosts } });
   clients.push(client);
   return client;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A fresh completion (the document edited first, so no cache answers it) and how long it took. */

@@ -24,6 +24,16 @@ export function hostPids(directory: string): number[] {
   return names.map((name) => Number(readFileSync(path.join(directory, name), 'utf8').trim())).filter((pid) => Number.isInteger(pid) && pid > 0);
 }
 
+/** Whether a process of this id exists (signal 0: nothing is sent). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function stopTestHosts(): void {
   for (const pid of hostPids(TEST_HOST_DIR)) {
     try {

@@ -9,11 +9,10 @@
  * When the host dies, everything it owed rejects with {@link ModelHostExitedError} and
  * {@link ChildProcessCompletionModel.failure} says why; the model manager then stops using it.
  */
-import { LRUCache } from 'lru-cache';
 import type {
   BinaryDecision, CompletionModel, GenerationOptions, GenerationResult, LoadModelOptions, LoadModelResult, ModelInfo, ModelSession,
 } from '../completionModel.js';
-import { UntokenizedTextError } from '../completionModel.js';
+import { PreparedTokens } from '../preparedTokens.js';
 import { fileStamp } from '../../util/fileStamp.js';
 import type { Logger } from '../../util/logger.js';
 import { ModelHostConnection, ModelHostExitedError, type ModelHostOptions } from './hostConnection.js';
@@ -21,8 +20,6 @@ import type { OperationResults, SessionOperation, TokenPiece } from './hostProto
 
 export { ModelHostExitedError } from './hostConnection.js';
 
-/** Tokenized texts remembered for tokenize(); LineTokenizer keeps its own per-line cache. */
-const REMEMBERED_TEXTS = 16_384;
 /** Texts per tokenize request, so that one message stays small. */
 const TEXTS_PER_REQUEST = 2_000;
 
@@ -71,7 +68,7 @@ export async function loadModelInChildProcess(
 export class ChildProcessCompletionModel implements CompletionModel {
   private disposed = false;
   /** What tokenizeMany returned, for tokenize(). */
-  private readonly remembered = new LRUCache<string, number[]>({ max: REMEMBERED_TEXTS });
+  private readonly prepared = new PreparedTokens();
   /** The text of each id the host has answered with, for detokenize(). */
   private readonly pieces = new Map<number, TokenPiece>();
 
@@ -93,10 +90,7 @@ export class ChildProcessCompletionModel implements CompletionModel {
 
   /** Only text tokenized before by {@link tokenizeMany}; anything else throws {@link UntokenizedTextError}. */
   tokenize(text: string): number[] {
-    if (text.length === 0) return [];
-    const ids = this.remembered.get(text);
-    if (!ids) throw new UntokenizedTextError(text);
-    return [...ids];
+    return this.prepared.lookup(text);
   }
 
   /** Plain texts (special-token text stays text) tokenized by the host, in few requests; never queued behind an evaluation. */
@@ -107,7 +101,7 @@ export class ChildProcessCompletionModel implements CompletionModel {
       out.push(...value.ids);
       for (const piece of value.pieces) this.pieces.set(piece.id, piece);
     }
-    texts.forEach((text, i) => this.remembered.set(text, out[i]!));
+    this.prepared.remember(texts, out);
     return out;
   }
 

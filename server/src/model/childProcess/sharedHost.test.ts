@@ -17,6 +17,7 @@ import { ChildProcessCompletionModel, loadModelInChildProcess, ModelHostExitedEr
 import { listHosts, serverVersion, type ModelHostOptions } from './hostConnection.js';
 import { runModelHosts } from '../../cli/hostCommand.js';
 import { hostEndpoint, type OwnerCheck } from './hostEndpoint.js';
+import { isRunning } from '../../../../test/support/testHosts.js';
 
 const SOURCE = 'def load_config(path):\n    with open(path) as handle:\n        for line in handle:\n            ';
 const OTHER = 'class Triangle:\n    def __init__(self, a, b, c):\n        self.a = a\n';
@@ -36,15 +37,6 @@ async function load(extra: Partial<LoadModelOptions> = {}, hostOptions: ModelHos
   if (result.kind !== 'ok') throw new Error(result.message);
   opened.push(result.model as ChildProcessCompletionModel);
   return result.model as ChildProcessCompletionModel;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function waitUntil(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {

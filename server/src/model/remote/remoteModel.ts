@@ -14,14 +14,14 @@
  * prompt that way) and throws {@link UntokenizedTextError} otherwise.
  */
 import { readdirSync } from 'node:fs';
-import { LRUCache } from 'lru-cache';
 import path from 'node:path';
-import { controlDecisionIds, UntokenizedTextError, type CompletionModel, type LoadModelResult, type ModelInfo, type ModelSession, type SpecialTokenIds } from '../completionModel.js';
+import { controlDecisionIds, type CompletionModel, type LoadModelResult, type ModelInfo, type ModelSession, type SpecialTokenIds } from '../completionModel.js';
 import { controlPackManifest, controlPacksDir, type ControlPack } from '../../modelStore/controlPack.js';
 import {
   CHUNK_CLOSE_TOKENS, CHUNK_OPEN_TOKENS, DONE, DROP, END_OF_TEXT, FILE_SEPARATOR, FIM_LAYOUTS, KEEP, NEED, REPO_NAME, SELECT,
 } from '../specialTokens.js';
 import type { Logger } from '../../util/logger.js';
+import { PreparedTokens } from '../preparedTokens.js';
 import { LlamaServerApi, ModelServerError, type ModelServerOptions } from './llamaServerApi.js';
 import { RemoteSession } from './remoteSession.js';
 import { declaredLayoutOf, triggerSoftmaxOf } from '../reposhapleyKeys.js';
@@ -32,8 +32,6 @@ export { UntokenizedTextError } from '../completionModel.js';
 const SEPARATOR = -1;
 /** Texts per `/tokenize` request, so one request stays small. */
 const TEXTS_PER_REQUEST = 2_000;
-/** Tokenized texts remembered for tokenize(); LineTokenizer keeps its own per-line cache. */
-const REMEMBERED_TEXTS = 16_384;
 
 interface PropsAnswer {
   total_slots?: number;
@@ -93,7 +91,7 @@ function urlProblem(url: string): string | undefined {
 export class RemoteCompletionModel implements CompletionModel {
   private readonly sessions = new Set<RemoteSession>();
   /** What tokenizeMany returned, for tokenize(). */
-  private readonly remembered = new LRUCache<string, number[]>({ max: REMEMBERED_TEXTS });
+  private readonly prepared = new PreparedTokens();
   /** Bytes of ids seen in answers, for detokenize(). */
   private readonly pieces = new Map<number, number[]>();
   private readonly stopIds: Set<number>;
@@ -108,10 +106,7 @@ export class RemoteCompletionModel implements CompletionModel {
 
   /** Only text tokenized before by {@link tokenizeMany}; anything else throws {@link UntokenizedTextError}. */
   tokenize(text: string): number[] {
-    if (text.length === 0) return [];
-    const ids = this.remembered.get(text);
-    if (!ids) throw new UntokenizedTextError(text);
-    return [...ids];
+    return this.prepared.lookup(text);
   }
 
   /** Tokenize plain texts (special-token text stays text) through the server, in few requests. */
@@ -121,7 +116,7 @@ export class RemoteCompletionModel implements CompletionModel {
       const batch = texts.slice(start, start + TEXTS_PER_REQUEST);
       out.push(...await tokenizeBatch(this.api, batch, false, signal));
     }
-    texts.forEach((text, i) => this.remembered.set(text, out[i]!));
+    this.prepared.remember(texts, out);
     return out;
   }
 
