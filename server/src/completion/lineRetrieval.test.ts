@@ -5,7 +5,8 @@ import { linePrefixOf, lineRetrieval, stillHolds } from './lineRetrieval.js';
 
 /** An index view that knows only file versions, which is all the check reads. */
 function indexWithVersions(versions: Record<string, number>): IndexView {
-  return { file: (relPath: string) => (relPath in versions ? { version: versions[relPath] } as FileIndex : undefined) } as IndexView;
+  const file = (relPath: string) => (relPath in versions ? { version: versions[relPath] } as FileIndex : undefined);
+  return { file, files: () => Object.keys(versions).map((relPath) => file(relPath)!) } as IndexView;
 }
 
 function candidateFrom(relPath: string): Candidate {

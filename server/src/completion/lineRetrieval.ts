@@ -25,7 +25,13 @@ export function lineRetrieval(
   for (const { chunk } of candidates) {
     if (chunk.relPath !== ownRelPath) fileVersions.set(chunk.relPath, index.file(chunk.relPath)?.version ?? -1);
   }
-  return { linePrefix, candidates, packed, fileVersions, ...(line === undefined ? {} : { line }) };
+  return { linePrefix, candidates, packed, fileVersions, fileCount: countFiles(index), ...(line === undefined ? {} : { line }) };
+}
+
+function countFiles(index: IndexView): number {
+  let count = 0;
+  for (const _file of index.files()) count++;
+  return count;
 }
 
 /**
@@ -37,8 +43,12 @@ export function stillHolds(kept: LineRetrieval, linePrefix: string, index: Index
   return linePrefix.startsWith(kept.linePrefix) && sourcesUnchanged(kept, index);
 }
 
-/** Whether no other file the candidates come from changed since they were retrieved. */
+/**
+ * Whether no other file the candidates come from changed since they were retrieved, and no file
+ * came or went (a new module may hold what the cursor needs).
+ */
 export function sourcesUnchanged(kept: LineRetrieval, index: IndexView): boolean {
+  if (kept.fileCount !== undefined && countFiles(index) !== kept.fileCount) return false;
   for (const [relPath, version] of kept.fileVersions) {
     if ((index.file(relPath)?.version ?? -1) !== version) return false;
   }
