@@ -46,7 +46,7 @@ export function hostDirectory(env: NodeJS.ProcessEnv = process.env, home = homed
  * server's own id) gives that server a host of its own.
  */
 export function hostEndpoint(options: LoadModelOptions, directory: string, version: string, privateTo?: string): HostEndpoint {
-  const { host: _connection, hashPinned: _serverSide, ...modelOptions } = options;
+  const modelOptions = modelOptionsOf(options);
   const fault = process.env[HOST_FAULT_VARIABLE];
   const identity = JSON.stringify({ protocol: HOST_PROTOCOL, version, stamp: fileStamp(options.path), modelOptions, privateTo, fault });
   const key = createHash('sha256').update(identity).digest('hex').slice(0, 20);
@@ -58,6 +58,12 @@ export function hostEndpoint(options: LoadModelOptions, directory: string, versi
     throw new Error(`the model host's socket path ${socket} is longer than sockets allow; set ${HOST_DIR_VARIABLE} to a shorter folder`);
   }
   return { socket, log, pid };
+}
+
+/** The load options that shape the loaded model: not how a server connects, nor what it reads itself. */
+export function modelOptionsOf(options: LoadModelOptions): Omit<LoadModelOptions, 'host' | 'hashPinned'> {
+  const { host: _connection, hashPinned: _serverSide, ...modelOptions } = options;
+  return modelOptions;
 }
 
 /** What the checks below read of the file system; injectable so that a test can be another user. */

@@ -16,6 +16,7 @@ import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type
 import type { CompletionModel, GenerationResult, LoadModelOptions, ModelSession } from '../completionModel.js';
 import type { Logger, LogLevel } from '../../util/logger.js';
 import { ComputeQueue } from './computeQueue.js';
+import { modelOptionsOf } from './hostEndpoint.js';
 import {
   encodeError, helloRequest, HOST_FAULT_VARIABLE, HOST_PRODUCT, logNotification, operationRequest,
   HOST_LOG_START, HOST_PROTOCOL, type Greeting, type HostOperation, type HostReply, type LoadReply, type SessionOperation, type TokenPiece,
@@ -188,8 +189,7 @@ function newPieces(client: Client, ids: readonly number[]): TokenPiece[] {
  * ends the host once it has answered: the next attempt starts a fresh one.
  */
 async function load(options: LoadModelOptions): Promise<LoadReply> {
-  const { host: _connection, hashPinned: _serverSide, ...modelOptions } = options;
-  const key = JSON.stringify(modelOptions);
+  const key = JSON.stringify(modelOptionsOf(options));
   if (loading && loading.key !== key) throw new Error('this model host holds a model loaded with other options');
   loading ??= { key, reply: loadOnce(options) };
   const reply = await loading.reply;
