@@ -3,10 +3,10 @@ import type { FileIndex, IndexView } from '../indexing/types.js';
 import type { Candidate } from '../retrieval/types.js';
 import { linePrefixOf, lineRetrieval, stillHolds } from './lineRetrieval.js';
 
-/** An index view that knows only file versions, which is all the check reads. */
-function indexWithVersions(versions: Record<string, number>): IndexView {
+/** An index view that knows only file versions and its file-set version, which is all the check reads. */
+function indexWithVersions(versions: Record<string, number>, fileSetVersion = 1): IndexView {
   const file = (relPath: string) => (relPath in versions ? { version: versions[relPath] } as FileIndex : undefined);
-  return { file, files: () => Object.keys(versions).map((relPath) => file(relPath)!) } as IndexView;
+  return { file, files: () => Object.keys(versions).map((relPath) => file(relPath)!), fileSetVersion } as IndexView;
 }
 
 function candidateFrom(relPath: string): Candidate {
@@ -36,5 +36,11 @@ describe('candidates kept on a line', () => {
     expect(stillHolds(kept, '    return x', indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 8 }))).toBe(true);
     expect(stillHolds(kept, '    return x', indexWithVersions({ 'pkg/a.py': 2, 'app/main.py': 7 }))).toBe(false);
     expect(stillHolds(kept, '    return x', indexWithVersions({ 'app/main.py': 7 }))).toBe(false);
+  });
+
+  test('a file that came or went retrieves anew, even when as many files came as went', () => {
+    const kept = lineRetrieval('    return ', candidates, [], indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 7 }, 4), 'app/main.py');
+    expect(stillHolds(kept, '    return x', indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 7 }, 4))).toBe(true);
+    expect(stillHolds(kept, '    return x', indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 7 }, 6))).toBe(false);
   });
 });

@@ -25,13 +25,7 @@ export function lineRetrieval(
   for (const { chunk } of candidates) {
     if (chunk.relPath !== ownRelPath) fileVersions.set(chunk.relPath, index.file(chunk.relPath)?.version ?? -1);
   }
-  return { linePrefix, candidates, packed, fileVersions, fileCount: countFiles(index), ...(line === undefined ? {} : { line }) };
-}
-
-function countFiles(index: IndexView): number {
-  let count = 0;
-  for (const _file of index.files()) count++;
-  return count;
+  return { linePrefix, candidates, packed, fileVersions, fileSetVersion: index.fileSetVersion, ...(line === undefined ? {} : { line }) };
 }
 
 /**
@@ -48,7 +42,8 @@ export function stillHolds(kept: LineRetrieval, linePrefix: string, index: Index
  * came or went (a new module may hold what the cursor needs).
  */
 export function sourcesUnchanged(kept: LineRetrieval, index: IndexView): boolean {
-  if (kept.fileCount !== undefined && countFiles(index) !== kept.fileCount) return false;
+  // Not a count of files: one file added while another is removed would leave it unchanged.
+  if (index.fileSetVersion !== kept.fileSetVersion) return false;
   for (const [relPath, version] of kept.fileVersions) {
     if ((index.file(relPath)?.version ?? -1) !== version) return false;
   }

@@ -22,8 +22,8 @@ export interface LineRetrieval {
   packed: PackedChunk[];
   /** Index versions of the other files the candidates come from, when they were retrieved. */
   fileVersions: ReadonlyMap<string, number>;
-  /** Files in the index when they were retrieved: a file added or removed since may change them. */
-  fileCount?: number;
+  /** The index's file-set version when they were retrieved: a file added or removed since may change them. */
+  fileSetVersion: number;
   /** The line they were retrieved on (0-based), which a nearby line's reuse is measured from. */
   line?: number;
 }

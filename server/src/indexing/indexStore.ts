@@ -24,11 +24,16 @@ export class IndexStore implements IndexView {
   /** relPaths that appeared or disappeared since imports were last resolved. */
   private readonly fileSetChanges = new Set<string>();
   private currentVersion = 0;
+  private currentFileSetVersion = 0;
 
   constructor(private readonly logger: Logger = silentLogger) {}
 
   get version(): number {
     return this.currentVersion;
+  }
+
+  get fileSetVersion(): number {
+    return this.currentFileSetVersion;
   }
 
   files(): Iterable<FileIndex> {
@@ -84,7 +89,7 @@ export class IndexStore implements IndexView {
     const movedFrom = this.relPathByAbs.get(index.absPath);
     if (movedFrom !== undefined && movedFrom !== index.relPath) this.remove(movedFrom);
     this.resolveImportsOf(index);
-    if (!before) this.fileSetChanges.add(index.relPath);
+    if (!before) this.fileSetChanged(index.relPath);
     this.dependents.update(index);
     this.byRelPath.set(index.relPath, index);
     this.relPathByAbs.set(index.absPath, index.relPath);
@@ -101,9 +106,14 @@ export class IndexStore implements IndexView {
     this.relPathByAbs.delete(before.absPath);
     this.tables.replace(before, undefined);
     this.dependents.delete(relPath);
-    this.fileSetChanges.add(relPath);
+    this.fileSetChanged(relPath);
     this.pending.push({ relPath, before });
     return true;
+  }
+
+  private fileSetChanged(relPath: string): void {
+    this.fileSetChanges.add(relPath);
+    this.currentFileSetVersion++;
   }
 
   /**

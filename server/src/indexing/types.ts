@@ -93,6 +93,11 @@ export interface FileChange {
 export interface IndexView {
   /** Bumped on every change; part of the completion cache key. */
   readonly version: number;
+  /**
+   * Bumped whenever a file enters or leaves the index (not when one changes): what was retrieved
+   * before may miss a new module, though every file it came from is unchanged.
+   */
+  readonly fileSetVersion: number;
   files(): Iterable<FileIndex>;
   file(relPath: string): FileIndex | undefined;
   /** Definitions with this simple name, in deterministic order (relPath, startLine). */

@@ -210,17 +210,25 @@ describe('disk updates and whole-workspace indexing', () => {
   test('watcher events: new, changed, ignored and deleted files', async () => {
     await put('.gitignore', 'generated.py\n');
     await index.indexRoots([root]);
+    const fileSets = [index.fileSetVersion];
     const added = await put('added.py', 'def added():\n    pass\n');
     expect(await index.upsertFromDisk(added)).toEqual({ kind: 'indexed', relPath: 'added.py' });
+    fileSets.push(index.fileSetVersion);
     const ignored = await put('generated.py', 'x = 1\n');
     expect(await index.upsertFromDisk(ignored)).toMatchObject({ kind: 'skipped', reason: 'ignored-by-gitignore' });
     await writeFile(added, 'def renamed():\n    pass\n');
     await index.upsertFromDisk(added);
+    fileSets.push(index.fileSetVersion);
     expect(index.definitionsNamed('added')).toEqual([]);
     expect(index.definitionsNamed('renamed')).toHaveLength(1);
     expect(index.remove(added)).toEqual({ kind: 'removed' });
+    fileSets.push(index.fileSetVersion);
     expect(index.file('added.py')).toBeUndefined();
     expect(index.remove(added)).toEqual({ kind: 'not-indexed' });
+    // The file set moves when a file comes or goes, not when one changes or is ignored.
+    expect(fileSets[1]).toBeGreaterThan(fileSets[0]!);
+    expect(fileSets[2]).toBe(fileSets[1]);
+    expect(fileSets[3]).toBeGreaterThan(fileSets[2]!);
   });
 
   test('a symlink loop inside the workspace: watcher events through it do not index the same file again', async () => {

@@ -93,6 +93,9 @@ export class WorkspaceIndex implements IndexView {
   get version(): number {
     return this.store.version;
   }
+  get fileSetVersion(): number {
+    return this.store.fileSetVersion;
+  }
   files(): Iterable<FileIndex> {
     return this.store.files();
   }
