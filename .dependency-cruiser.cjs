@@ -4,7 +4,7 @@
  */
 const SERVER = '^server/src/';
 /** Domain layers in the order data flows; a layer may import those before it, never those after. */
-const FLOW = ['workspace', 'indexing', 'retrieval', 'prompt', 'control', 'completion'];
+const FLOW = ['languages', 'workspace', 'indexing', 'retrieval', 'prompt', 'control', 'completion'];
 
 const flowRules = FLOW.slice(0, -1).map((layer, index) => ({
   name: `flow-${layer}`,

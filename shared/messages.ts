@@ -12,6 +12,7 @@
  * client's bundler maps this import to its own copy (client-vscode/package.json, `build`).
  */
 import { NotificationType, RequestType, type ProgressToken } from 'vscode-jsonrpc';
+import type { LanguageId } from './languages.js';
 import type { PolicyName } from './settings.js';
 
 /** Why a generation ended: a stop token, the token limit, a stop rule, or an abort. */
@@ -72,8 +73,10 @@ export interface CompletionTrace {
   line: number;
   character: number;
   policy: PolicyName;
-  /** Effective policy after `auto` was resolved. */
+  /** Effective policy after `auto` was resolved (`auto` runs `full` in a language the control was not trained on). */
   effectivePolicy: Exclude<PolicyName, 'auto'>;
+  /** The document's language; absent when the server has no rules for it (completed from its own text). */
+  language?: LanguageId;
   /** `need`/`done` from the model (reposhapley), or what the policy imposes. */
   decision: 'need' | 'done';
   /** P(<NEED>) from the two-token softmax, when the model was asked. */

@@ -9,6 +9,7 @@
  * (under the `reposhapley` section). Every field is optional on the wire; the server fills gaps
  * from {@link DEFAULT_SETTINGS}, and an invalid value is ignored (the previous value is kept).
  */
+import { EDITOR_LANGUAGES, type LanguageId } from './languages.js';
 
 /** Context-control policy (RepoShapley §4.1 baselines plus the learned policy). */
 export type PolicyName = 'none' | 'full' | 'reposhapley' | 'auto';
@@ -115,20 +116,27 @@ export interface CompletionSettings {
   enabled: boolean;
   /** Put the rendered generation prompt into completion traces (for debugging and the bench). */
   tracePrompt: boolean;
+  /** Which languages are completed (`languages.go: false` turns Go off; its files are still indexed). */
+  languages: LanguageSwitches;
 }
 
+/** One switch per language the server knows (shared/languages.ts). */
+export type LanguageSwitches = Record<LanguageId, boolean>;
+
 /** A partial settings object as editors send it. */
-export type SettingsPatch = Partial<Omit<CompletionSettings, 'budgets'>> & {
+export type SettingsPatch = Partial<Omit<CompletionSettings, 'budgets' | 'languages'>> & {
   budgets?: Partial<PromptBudgets>;
+  languages?: Partial<LanguageSwitches>;
 };
 
 /** A setting's name: a field of {@link CompletionSettings}, nested ones dotted (`budgets.prefixTokens`), as editors and the README name them. */
-export type SettingKey = Exclude<keyof CompletionSettings, 'budgets'> | `budgets.${keyof PromptBudgets}`;
+export type SettingKey = Exclude<keyof CompletionSettings, 'budgets' | 'languages'> | `budgets.${keyof PromptBudgets}` | `languages.${LanguageId}`;
 
 /** The value type of one setting. */
 export type SettingValue<K extends SettingKey> =
   K extends `budgets.${infer B extends keyof PromptBudgets}` ? PromptBudgets[B]
-    : K extends keyof CompletionSettings ? CompletionSettings[K] : never;
+    : K extends `languages.${LanguageId}` ? boolean
+      : K extends keyof CompletionSettings ? CompletionSettings[K] : never;
 
 /** What every schema entry has. */
 interface SpecBase<V> {
@@ -302,7 +310,16 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
     type: 'boolean', default: false,
     description: 'Put the rendered generation prompt into completion traces (debugging, the bench).',
   },
+  ...languageSwitchSpecs(),
 };
+
+/** `languages.<id>`: every language on by default. */
+function languageSwitchSpecs(): { readonly [K in `languages.${LanguageId}`]: BooleanSpec } {
+  const entries = EDITOR_LANGUAGES.map((language) => [`languages.${language.id}`, {
+    type: 'boolean', default: true, description: `Complete ${language.name} files (${language.extensions.join(', ')}); off leaves them indexed for the others.`,
+  }]);
+  return Object.fromEntries(entries) as { readonly [K in `languages.${LanguageId}`]: BooleanSpec };
+}
 
 /** Every setting, in schema order. */
 export const SETTING_KEYS = Object.keys(SETTINGS_SCHEMA) as SettingKey[];

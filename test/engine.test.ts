@@ -329,3 +329,41 @@ describe('candidates kept while typing on a line (keepCandidatesWhileTyping)', (
     expect(fresh.typed.tokens.reused).toBeLessThan(kept.typed.tokens.reused);
   });
 });
+
+describe('documents in other languages', () => {
+  const POLYGLOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/polyglot');
+  const MAIN_GO = path.join(POLYGLOT, 'goapp/cmd/main.go');
+  const MAIN_GO_URI = pathToFileURL(MAIN_GO).href;
+  const MAIN_GO_TEXT = readFileSync(MAIN_GO, 'utf8');
+  /** `	s := store.Open(8)`: the cursor after `store.`. */
+  const AFTER_STORE = { line: 9, character: '\ts := store.'.length };
+
+  async function goEngine(settings: SettingsPatch): Promise<CompletionEngine> {
+    const engine = await createCompletionEngine({ logger: createMemoryLogger(), settings: { threads: 1, maxTokens: 8, modelPath: controlModel, ...settings } });
+    engines.push(engine);
+    await engine.indexWorkspace([POLYGLOT], () => {});
+    return engine;
+  }
+
+  test('a Go file: retrieval brings the imported package, and auto runs full (the control was trained on Python)', async () => {
+    const engine = await goEngine({ policy: 'auto', needThreshold: 0 });
+    engine.openDocument(MAIN_GO_URI, MAIN_GO_TEXT, 1, 'go');
+    const outcome = await engine.complete({ uri: MAIN_GO_URI, ...AFTER_STORE, trigger: 'invoked' }, new AbortController().signal);
+    expect(outcome.kind).toBe('ok');
+    const trace = engine.trace(outcome.kind === 'ok' ? outcome.traceId : undefined)!;
+    expect(trace.language).toBe('go');
+    expect(trace.effectivePolicy).toBe('full');
+    expect(trace.candidates.some((c) => c.relPath === 'goapp/store/store.go' && c.kept)).toBe(true);
+  });
+
+  test('an untitled buffer takes its language from the editor; a language turned off answers nothing and says why', async () => {
+    const engine = await goEngine({ policy: 'full', languages: { rust: false } });
+    engine.openDocument('untitled:Untitled-1', MAIN_GO_TEXT, 1, 'go');
+    const untitled = await engine.complete({ uri: 'untitled:Untitled-1', ...AFTER_STORE, trigger: 'invoked' }, new AbortController().signal);
+    expect(untitled.kind === 'ok' && engine.trace(untitled.traceId)?.language).toBe('go');
+    const mainRs = pathToFileURL(path.join(POLYGLOT, 'rustapp/src/main.rs')).href;
+    engine.openDocument(mainRs, readFileSync(new URL(mainRs), 'utf8'), 1, 'rust');
+    const off = await engine.complete({ uri: mainRs, line: 5, character: 4, trigger: 'invoked' }, new AbortController().signal);
+    expect(off).toEqual({ kind: 'disabled', message: 'completions in rust files are off (setting languages.rust)' });
+  });
+});

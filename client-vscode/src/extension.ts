@@ -5,6 +5,7 @@
  * commands. Everything of substance happens in the server (it also does the downloading).
  */
 import * as vscode from 'vscode';
+import { COMPLETED_EDITOR_IDS } from '../../shared/languages.js';
 import type { PullableModel } from '../../shared/messages.js';
 import { SECTION } from './configuration.js';
 import { CursorRest } from './cursorRest.js';
@@ -45,7 +46,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const rest = new CursorRest((at) => current.cursorRested(at), { now: () => Date.now(), setTimeout, clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) });
   context.subscriptions.push(
     output, statusBar, traces, { dispose: () => rest.dispose() },
-    // The cursor at rest in a Python file: the server prefills the prompt there (backgroundPrefill).
+    // The cursor at rest in a completed file: the server prefills the prompt there (backgroundPrefill).
     vscode.window.onDidChangeTextEditorSelection((event) => {
       const selection = event.selections[0];
       if (event.selections.length !== 1 || !selection?.isEmpty || !isCompletable(event.textEditor.document)) return;
@@ -88,9 +89,9 @@ function modelDownload(current: ServerSession): ModelDownload<vscode.Cancellatio
   });
 }
 
-/** The documents the server completes (its document selector: Python files on disk). */
+/** The documents the server completes (its document selector: files on disk in a language it knows). */
 function isCompletable(document: vscode.TextDocument): boolean {
-  return document.uri.scheme === 'file' && document.languageId === 'python';
+  return document.uri.scheme === 'file' && COMPLETED_EDITOR_IDS.includes(document.languageId);
 }
 
 function isEnabled(): boolean {

@@ -17,6 +17,7 @@ import {
   CompletionTraceRequest, CursorNotification, PullModelRequest, StatusNotification,
   type CompletionTrace, type CompletionTraceParams, type PullModelParams, type PullModelResult, type StatusParams,
 } from '../../shared/messages.js';
+import { COMPLETED_EDITOR_IDS } from '../../shared/languages.js';
 import { initializationOptions, SECTION, toSettingsPatch, type ReadSetting } from './configuration.js';
 import type { WorkDoneValue } from './modelDownload.js';
 import { describeExit, locateServer, spawnServer, type ServerExit } from './serverProcess.js';
@@ -160,7 +161,8 @@ export class ServerSession {
 
   private clientOptions(isCurrent: () => boolean): LanguageClientOptions {
     return {
-      documentSelector: [{ scheme: 'file', language: 'python' }],
+      // Every language the server knows; one turned off in `languages.<id>` is answered with nothing.
+      documentSelector: COMPLETED_EDITOR_IDS.map((language) => ({ scheme: 'file', language })),
       outputChannel: this.output,
       initializationOptions: () => initializationOptions(read, ACCEPT_COMMAND),
       initializationFailedHandler: () => false,

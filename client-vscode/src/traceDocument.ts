@@ -20,7 +20,7 @@ export class TraceDocuments implements vscode.TextDocumentContentProvider, vscod
   /** Shows a trace, or why there is none, beside the editor. */
   async show(trace: CompletionTrace | null | undefined): Promise<void> {
     const text = trace ? renderTrace(trace)
-      : trace === null ? renderNoTrace('The server has no completion to explain yet: type in a Python file until a completion appears.')
+      : trace === null ? renderNoTrace('The server has no completion to explain yet: type in a Python, JavaScript, TypeScript, Go or Rust file until a completion appears.')
       : renderNoTrace('The RepoShapley server is not running. Run "RepoShapley: Restart Server".');
     // A new URI per request, so an open tab never shows stale text; keep the last few.
     const uri = vscode.Uri.parse(`${TRACE_SCHEME}:/why-${++this.shown}.md`);

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createPythonParser, type PythonParser } from '../../server/src/indexing/parser.js';
+import { createParserForPath } from '../../server/src/languages/registry.js';
+import type { SyntaxParser } from '../../server/src/languages/syntaxTree.js';
 import type { Definition, FileIndex, ImportRecord, IndexView } from '../../server/src/indexing/types.js';
 import { seededRandom, sample } from './random.js';
 import { blockBodyEnd, drawTargets, findTargets, MAX_BLOCK_LINES, type Target, type TargetKind } from './targets.js';
 
-let parser: PythonParser;
+let parser: SyntaxParser;
 beforeAll(async () => {
-  parser = await createPythonParser();
+  parser = await createParserForPath('module.py');
 });
 afterAll(() => parser.dispose());
 

@@ -18,7 +18,7 @@
 import { apiSpans } from '../../bench/src/tasks/apiTasks.js';
 import { blockSpans } from '../../bench/src/tasks/blockTasks.js';
 import { proseRows } from '../../bench/src/tasks/lineTasks.js';
-import type { PythonParser, Tree } from '../../server/src/indexing/parser.js';
+import type { SyntaxParser, Tree } from '../../server/src/languages/syntaxTree.js';
 import type { FileIndex, IndexView } from '../../server/src/indexing/types.js';
 import { sample, seededRandom, type Random } from './random.js';
 
@@ -48,7 +48,7 @@ export const MAX_BLOCK_LINES = 15;
  * `parser` finds the prose lines (docstrings, multi-line strings) line targets leave out, by the
  * bench's own rule (bench/src/tasks/lineTasks.ts).
  */
-export function findTargets(file: FileIndex, view: IndexView, parser: PythonParser): Record<TargetKind, Target[]> {
+export function findTargets(file: FileIndex, view: IndexView, parser: SyntaxParser): Record<TargetKind, Target[]> {
   const found: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
   if (file.text.includes('\r')) return found;
   const starts = lineStarts(file.lines);
@@ -140,7 +140,7 @@ export function blockBodyEnd(lines: readonly string[], header: number): number |
  * the labeler, so labels describe the same instances the model is trained on.
  */
 export function drawTargets(
-  view: IndexView, repository: string, perRepository: number, mix: Record<TargetKind, number>, parser: PythonParser,
+  view: IndexView, repository: string, perRepository: number, mix: Record<TargetKind, number>, parser: SyntaxParser,
 ): Record<TargetKind, Target[]> {
   const pools: Record<TargetKind, Target[]> = { line: [], api: [], block: [] };
   for (const file of view.files()) {

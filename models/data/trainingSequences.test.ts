@@ -13,6 +13,7 @@ import type { CompletionModel, GenerationOptions, ModelSession, SpecialTokenIds 
 import { REPOSHAPLEY_SPECIAL_TOKENS } from '../../server/src/model/specialTokens.js';
 import { chooseLayout } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
+import { keywordsOf } from '../../server/src/retrieval/tokens.js';
 import { silentLogger } from '../../server/src/util/logger.js';
 import { loadLlamaVocab, type LlamaVocab } from '../tokenizer/llamaVocab.js';
 import { readArtifact, specialIds, tokenId, type TokenizerArtifact } from '../tokenizer/tokenizerArtifact.js';
@@ -189,11 +190,11 @@ describe('evidenceOnlyIdentifiers', () => {
       suffix: text('\nprint(value)\n'),
       packed: [chunk('# util/helpers.py:3\ndef normalize_timestamp(ts):\n    return ts\n'), chunk('# other.py:1\nclass Unused:\n    pass\n')],
     };
-    expect(evidenceOnlyIdentifiers(plan, 'helpers.normalize_timestamp(value)')).toEqual(['normalize_timestamp']);
+    expect(evidenceOnlyIdentifiers(plan, 'helpers.normalize_timestamp(value)', keywordsOf('m.py'))).toEqual(['normalize_timestamp']);
     // Nothing the chunks hold: a guess, not a copy.
-    expect(evidenceOnlyIdentifiers(plan, 'compute(value)')).toEqual([]);
+    expect(evidenceOnlyIdentifiers(plan, 'compute(value)', keywordsOf('m.py'))).toEqual([]);
     // A chunk header's path is not evidence.
-    expect(evidenceOnlyIdentifiers({ ...plan, packed: [chunk('# util/stamps.py:1\nx = 1\n')] }, 'stamps.now()')).toEqual([]);
+    expect(evidenceOnlyIdentifiers({ ...plan, packed: [chunk('# util/stamps.py:1\nx = 1\n')] }, 'stamps.now()', keywordsOf('m.py'))).toEqual([]);
   });
 
   test.each([

@@ -25,7 +25,7 @@ import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { toTokenIds, type Segment } from '../../server/src/prompt/segments.js';
 import { generationSegments, noRetrievalSegments, withTarget, type PromptPlan } from '../../server/src/prompt/sequences.js';
 import type { Retriever } from '../../server/src/retrieval/retriever.js';
-import { identifierTokens } from '../../server/src/retrieval/tokens.js';
+import { identifierTokens, keywordsOf } from '../../server/src/retrieval/tokens.js';
 import type { Candidate } from '../../server/src/retrieval/types.js';
 import type { Target, TargetKind } from './targets.js';
 
@@ -86,7 +86,7 @@ export async function targetSequences(
   const fim = supervised('fim', withTarget(noRetrievalSegments(plan), y, complete), y.ids.length, ends, prompt.special);
   const rag = plan.packed.length === 0 ? undefined
     : supervised('rag', withTarget(generationSegments(plan, plan.packed.map((_, i) => i)), y, complete), y.ids.length, ends, prompt.special);
-  return { fim, rag, candidates: plan.packed.length, cut: !complete, evidenceOnly: evidenceOnlyIdentifiers(plan, y.text) };
+  return { fim, rag, candidates: plan.packed.length, cut: !complete, evidenceOnly: evidenceOnlyIdentifiers(plan, y.text, keywordsOf(absPath)) };
 }
 
 /**
@@ -95,10 +95,11 @@ export async function targetSequences(
  * which is what `full` must do better than `none` (issue 4). Chunk headers (`# relPath:line`)
  * are left out: a path's words are not evidence of an identifier.
  */
-export function evidenceOnlyIdentifiers(plan: Pick<PromptPlan, 'prefix' | 'suffix' | 'packed'>, y: string): string[] {
-  const inFile = new Set([...identifierTokens(plan.prefix.text), ...identifierTokens(plan.suffix.text)]);
-  const inChunks = new Set(plan.packed.flatMap((chunk) => identifierTokens(chunk.text.slice(chunk.text.indexOf('\n') + 1))));
-  return [...new Set(identifierTokens(y))].filter((id) => inChunks.has(id) && !inFile.has(id));
+export function evidenceOnlyIdentifiers(plan: Pick<PromptPlan, 'prefix' | 'suffix' | 'packed'>, y: string, keywords: ReadonlySet<string>): string[] {
+  const tokens = (text: string) => identifierTokens(text, keywords);
+  const inFile = new Set([...tokens(plan.prefix.text), ...tokens(plan.suffix.text)]);
+  const inChunks = new Set(plan.packed.flatMap((chunk) => tokens(chunk.text.slice(chunk.text.indexOf('\n') + 1))));
+  return [...new Set(tokens(y))].filter((id) => inChunks.has(id) && !inFile.has(id));
 }
 
 /** Whether a Y of these ids is one inference could produce: not empty, at most maxTokens. */

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createPythonParser, type PythonParser } from '../../server/src/indexing/parser.js';
+import { createParserForPath } from '../../server/src/languages/registry.js';
+import type { SyntaxParser } from '../../server/src/languages/syntaxTree.js';
 import { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
 import { callAtCursor, definitionEvidence, definitionEvidenceReport, resolveRecord, type ResolvedRecord } from './labelEvidence.js';
 import type { LabelRecord } from './labelRecord.js';
@@ -26,11 +27,11 @@ function record(overrides: Partial<LabelRecord> = {}): LabelRecord {
 
 describe('resolving a record against the corpus index', () => {
   let index: WorkspaceIndex;
-  let parser: PythonParser;
+  let parser: SyntaxParser;
   beforeAll(async () => {
     index = new WorkspaceIndex({ windowLines: 8, windowStride: 4 });
     await index.indexRoots([ROOT]);
-    parser = await createPythonParser();
+    parser = await createParserForPath('module.py');
   });
   afterAll(() => {
     index.dispose();

@@ -21,7 +21,8 @@ import { Command } from 'commander';
 import { coversDefinition, type DefinitionStart } from '../../bench/src/metrics/evidence.js';
 import { concordantPairs } from '../../bench/src/metrics/ranking.js';
 import { resolveCallee } from '../../bench/src/tasks/callResolution.js';
-import { createPythonParser, type PythonParser, type SyntaxNode } from '../../server/src/indexing/parser.js';
+import { createParserForPath } from '../../server/src/languages/registry.js';
+import type { SyntaxParser, SyntaxNode } from '../../server/src/languages/syntaxTree.js';
 import type { FileIndex, IndexView } from '../../server/src/indexing/types.js';
 import { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
 import { importOutline } from '../../server/src/retrieval/structural.js';
@@ -80,7 +81,7 @@ export function definitionPairs(scores: readonly number[], covering: readonly bo
 }
 
 /** The record with its covering candidates, through the repository's index. */
-export function resolveRecord(record: LabelRecord, view: IndexView, parser: PythonParser): ResolvedRecord {
+export function resolveRecord(record: LabelRecord, view: IndexView, parser: SyntaxParser): ResolvedRecord {
   const file = view.file(record.path);
   if (!file) return { record };
   const tree = parser.parse(file.text);
@@ -150,7 +151,7 @@ export function definitionEvidenceReport(evidence: DefinitionEvidence): string {
 }
 
 async function resolveAll(byRepository: Map<string, LabelRecord[]>, corpusDir: string): Promise<{ resolved: ResolvedRecord[]; missing: string[] }> {
-  const parser = await createPythonParser();
+  const parser = await createParserForPath('module.py');
   const resolved: ResolvedRecord[] = [];
   const missing: string[] = [];
   try {

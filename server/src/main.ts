@@ -42,7 +42,7 @@ function interruptSignal(): AbortSignal {
 
 const program = new Command()
   .name('reposhapley')
-  .description('Repository-aware Python code completion (RepoShapley context control over a local model)')
+  .description('Repository-aware code completion for Python, JavaScript, TypeScript, Go and Rust (RepoShapley context control over a local model)')
   .version(serverVersion());
 
 program.command('serve', { isDefault: true })

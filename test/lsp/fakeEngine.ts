@@ -12,6 +12,7 @@ import type {
   UserNotice, WatchedFileEvent,
 } from '../../server/src/completion/engine.js';
 import { OpenDocuments } from '../../server/src/completion/openDocuments.js';
+import { mergeSettings } from '../../server/src/completion/settings.js';
 
 /** How the fake behaves. */
 export interface FakeEngineOptions {
@@ -121,7 +122,7 @@ export class FakeEngine implements CompletionEngine {
 
   async updateSettings(patch: SettingsPatch): Promise<void> {
     this.settingsPatches.push(patch);
-    this.settings = { ...this.settings, ...patch, budgets: { ...this.settings.budgets, ...patch.budgets } };
+    this.settings = mergeSettings(this.settings, patch);
   }
 
   async complete(request: CompletionRequest, signal: AbortSignal): Promise<CompletionOutcome> {

@@ -4,7 +4,7 @@
  * The cursor is at the start of the call (the callee's first character), the target the rest of
  * the line. One task per line: the leftmost such call.
  */
-import type { Tree } from '../../../server/src/indexing/parser.js';
+import type { Tree } from '../../../server/src/languages/syntaxTree.js';
 import type { FileIndex, IndexView } from '../../../server/src/indexing/types.js';
 import { resolveCallee } from './callResolution.js';
 import type { TaskSpan } from './types.js';

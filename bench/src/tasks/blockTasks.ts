@@ -4,7 +4,7 @@
  * the first statement after the docstring, the cursor after that line's indentation (where an
  * editor puts it after Enter), and ends at the end of the body's last line.
  */
-import { lastRow, type SyntaxNode, type Tree } from '../../../server/src/indexing/parser.js';
+import { lastRow, type SyntaxNode, type Tree } from '../../../server/src/languages/syntaxTree.js';
 import type { FileIndex } from '../../../server/src/indexing/types.js';
 import type { TaskSpan } from './types.js';
 

@@ -5,7 +5,8 @@
  * repositories, then spread over files with a per-file cap (see sampling.ts).
  */
 import path from 'node:path';
-import { createPythonParser, type PythonParser } from '../../../server/src/indexing/parser.js';
+import { createParserForPath } from '../../../server/src/languages/registry.js';
+import type { SyntaxParser } from '../../../server/src/languages/syntaxTree.js';
 import type { FileIndex, IndexView } from '../../../server/src/indexing/types.js';
 import { WorkspaceIndex } from '../../../server/src/indexing/workspaceIndex.js';
 import { apiSpans } from './apiTasks.js';
@@ -57,7 +58,7 @@ interface RepositoryCandidates {
 export async function buildTasks(
   repositories: readonly Repository[], options: TaskBuildOptions,
 ): Promise<{ tasks: BenchTask[]; stats: TaskBuildStats[] }> {
-  const parser = await createPythonParser();
+  const parser = await createParserForPath('module.py');
   const found: RepositoryCandidates[] = [];
   try {
     for (const repository of repositories) found.push(await findCandidates(repository, options.types, parser));
@@ -86,7 +87,7 @@ function allocate(found: readonly RepositoryCandidates[], options: TaskBuildOpti
   return new Map(options.types.map((type, t) => [type, splitQuota(typeQuotas[t]!, capacity(type))]));
 }
 
-async function findCandidates(repository: Repository, types: readonly TaskType[], parser: PythonParser): Promise<RepositoryCandidates> {
+async function findCandidates(repository: Repository, types: readonly TaskType[], parser: SyntaxParser): Promise<RepositoryCandidates> {
   // The index gets a parser of its own: disposing an index disposes its parser.
   const index = await WorkspaceIndex.create();
   try {
@@ -104,7 +105,7 @@ async function findCandidates(repository: Repository, types: readonly TaskType[]
   }
 }
 
-function spansOf(file: FileIndex, parser: PythonParser, index: IndexView, types: readonly TaskType[]): Record<TaskType, TaskSpan[]> {
+function spansOf(file: FileIndex, parser: SyntaxParser, index: IndexView, types: readonly TaskType[]): Record<TaskType, TaskSpan[]> {
   const tree = parser.parse(file.text);
   try {
     return {

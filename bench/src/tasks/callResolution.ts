@@ -5,7 +5,7 @@
  * `import m [as a]`, `import p.m` and `from p import m`, `C.method()` for an imported class,
  * and names re-exported through another module (`from .api import get` in `__init__.py`).
  */
-import type { SyntaxNode } from '../../../server/src/indexing/parser.js';
+import type { SyntaxNode } from '../../../server/src/languages/syntaxTree.js';
 import type { Definition, FileIndex, IndexView } from '../../../server/src/indexing/types.js';
 
 /** Re-export hops followed (`pkg/__init__.py` -> `pkg/api.py` is one). */

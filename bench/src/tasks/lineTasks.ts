@@ -5,7 +5,7 @@
  * prose, not code, and are left out.
  */
 import type { FileIndex } from '../../../server/src/indexing/types.js';
-import type { SyntaxNode, Tree } from '../../../server/src/indexing/parser.js';
+import type { SyntaxNode, Tree } from '../../../server/src/languages/syntaxTree.js';
 import type { TaskSpan } from './types.js';
 
 /** Minimum non-space characters of a target line (RepoEval's filter). */

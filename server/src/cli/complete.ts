@@ -132,7 +132,7 @@ async function completeWith(
       output.err('cancelled');
       return EXIT_FAILURE;
     case 'disabled':
-      output.err('completions are disabled by the settings');
+      output.err(outcome.message ?? 'completions are disabled by the settings');
       return EXIT_FAILURE;
     case 'unknown-document':
     case 'error':

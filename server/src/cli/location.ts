@@ -1,6 +1,7 @@
 /** Parsing `FILE:LINE:COL` (1-based, as compilers print) and finding a file's workspace root. */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { LANGUAGES } from '../languages/registry.js';
 
 /** A cursor location from the command line, 0-based after parsing. */
 export interface CliLocation {
@@ -22,8 +23,8 @@ export function parseLocation(text: string, cwd: string = process.cwd()): CliLoc
   return { file: path.resolve(cwd, match[1]), line: line - 1, character: column - 1 };
 }
 
-/** Files whose presence marks a Python project root. */
-const ROOT_MARKERS = ['.git', 'pyproject.toml', 'setup.py', 'setup.cfg'];
+/** Files whose presence marks a project root: a repository, or any registered language's project file. */
+const ROOT_MARKERS = ['.git', ...new Set(LANGUAGES.flatMap((language) => language.project.rootMarkers))];
 
 /** The nearest ancestor of `file` holding a root marker, else the file's own directory. */
 export function findWorkspaceRoot(file: string): string {

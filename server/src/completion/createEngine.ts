@@ -11,6 +11,7 @@ import type { CompletionTrace, PullModelResult, TraceModel } from '../../../shar
 import type { CompletionSettings, SettingsPatch } from '../../../shared/settings.js';
 import { DecisionCache } from '../control/decisionCache.js';
 import type { DocumentEdit } from '../indexing/textEdits.js';
+import { languageById } from '../languages/registry.js';
 import { ModelServerError } from '../model/remote/llamaServerApi.js';
 import type { Logger } from '../util/logger.js';
 import { uriToPath } from '../workspace/paths.js';
@@ -85,8 +86,8 @@ class RepoShapleyEngine implements CompletionEngine {
     return this.workspace.indexRoots(roots, onProgress, signal);
   }
 
-  openDocument(uri: string, text: string, version: number): void {
-    this.workspace.openDocument(uri, text, version);
+  openDocument(uri: string, text: string, version: number, editorLanguageId?: string): void {
+    this.workspace.openDocument(uri, text, version, editorLanguageId);
   }
 
   changeDocument(uri: string, edits: DocumentEdit[], version: number): boolean {
@@ -119,6 +120,9 @@ class RepoShapleyEngine implements CompletionEngine {
     if (!this.settings.enabled) return { kind: 'disabled' };
     const document = this.documents.get(request.uri);
     if (!document) return { kind: 'unknown-document', message: `${request.uri} is not open` };
+    if (document.languageId && !this.settings.languages[document.languageId]) {
+      return { kind: 'disabled', message: `completions in ${document.languageId} files are off (setting languages.${document.languageId})` };
+    }
     // A real request goes first: the prefill stops within one evaluation chunk and leaves what it
     // evaluated in the cache.
     this.prefilling?.abort();
@@ -143,7 +147,9 @@ class RepoShapleyEngine implements CompletionEngine {
   }
 
   async prefill(position: DocumentPosition): Promise<void> {
+    const languageId = this.documents.get(position.uri)?.languageId;
     if (!this.settings.enabled || !this.settings.backgroundPrefill || this.disposed || !this.documents.has(position.uri)) return;
+    if (languageId && !this.settings.languages[languageId]) return;
     this.prefilling?.abort();
     const controller = new AbortController();
     this.prefilling = controller;
@@ -234,8 +240,10 @@ class RepoShapleyEngine implements CompletionEngine {
     const { model, layout } = loaded;
     const absPath = uriToPath(request.uri);
     await this.workspace.settleFor(absPath);
+    const languageId = this.documents.get(request.uri)?.languageId;
     return runPipeline({
       uri: request.uri, text, relPath: this.workspace.relPathOf(absPath), repoName: this.workspace.repoNameOf(absPath), layout,
+      language: languageId === undefined ? undefined : languageById(languageId),
       position: { line: request.line, character: request.character }, mode: request.mode,
       settings: this.settings, model, session: await this.models.sessionFor(model), tokenizer: this.models.tokenizerFor(model),
       // Other budgets, another layout or other retrieval settings give another prompt: what was kept under them does not carry over.

@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { isBlockPosition, splitAtCursor, trimSuffixOverlap } from './cursor.js';
 
-
 describe('splitAtCursor', () => {
   test.each([
     ['middle of a line', 'ab\ncd', { line: 1, character: 1 }, 'ab\nc', 'd', 1],
@@ -20,13 +19,18 @@ describe('splitAtCursor', () => {
 });
 
 describe('isBlockPosition', () => {
+  const colon = (line: string) => line.trimEnd().endsWith(':');
+  const brace = (line: string) => line.trimEnd().endsWith('{');
   test.each([
-    ['blank line after a def header', 'def f(x):\n    ', '\n', true],
-    ['blank line after a header whose body already exists', 'def f(x):\n    ', '\n    return x\n', false],
-    ['mid-line', 'def f(x):\n    y = ', '\n', false],
-    ['after indentation of an ordinary line', 'x = 1\n    ', '\n', false],
-  ])('%s', (_name, prefix, suffix, expected) => {
-    expect(isBlockPosition({ prefix, suffix, line: 0, usesCrlf: false })).toBe(expected);
+    ['blank line after a def header', 'def f(x):\n    ', '\n', colon, true],
+    ['blank line after a header whose body already exists', 'def f(x):\n    ', '\n    return x\n', colon, false],
+    ['mid-line', 'def f(x):\n    y = ', '\n', colon, false],
+    ['after indentation of an ordinary line', 'x = 1\n    ', '\n', colon, false],
+    ['blank line in a new brace block, its closer below', 'func f() {\n\t', '\n}\n', brace, true],
+    ['a brace block whose body exists', 'func f() {\n\t', '\n\treturn 1\n}\n', brace, false],
+    ['a colon is no block opener in a brace language', 'case 1:\n\t', '\n', brace, false],
+  ])('%s', (_name, prefix, suffix, opensBlock, expected) => {
+    expect(isBlockPosition({ prefix, suffix, line: 0, usesCrlf: false }, opensBlock)).toBe(expected);
   });
 });
 

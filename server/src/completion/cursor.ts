@@ -42,17 +42,18 @@ export function normalizeEol(text: string): string {
 }
 
 /**
- * Multi-line completions only where a block is being opened: the cursor line is blank and the
- * previous non-blank line ends with ':' and there is no indented body below yet. Everywhere else
- * a completion finishes the current line (RepoEval line/API tasks; what users expect mid-line).
+ * Multi-line completions only where a block is being opened: the cursor line is blank, the
+ * previous non-blank line opens a block (the language's rule: Python's `:`, a brace language's
+ * `{`) and there is no indented body below yet. Everywhere else a completion finishes the current
+ * line (RepoEval line/API tasks; what users expect mid-line).
  */
-export function isBlockPosition(split: CursorSplit): boolean {
+export function isBlockPosition(split: CursorSplit, opensBlock: (line: string) => boolean): boolean {
   const lines = split.prefix.split('\n');
   const current = lines[lines.length - 1]!;
   const restOfLine = split.suffix.split('\n', 1)[0]!;
   if (current.trim() !== '' || restOfLine.trim() !== '') return false;
   const previous = [...lines.slice(0, -1)].reverse().find((l) => l.trim() !== '');
-  if (!previous || !previous.trimEnd().endsWith(':')) return false;
+  if (!previous || !opensBlock(previous)) return false;
   const nextNonBlank = split.suffix.split('\n').slice(1).find((l) => l.trim() !== '');
   return nextNonBlank === undefined || indentOf(nextNonBlank) <= indentOf(previous);
 }

@@ -66,7 +66,8 @@ export type CompletionOutcome =
     sharedWaitMs?: number;
   }
   | { kind: 'cancelled' }
-  | { kind: 'disabled' }
+  /** Completions are off: all of them (`enabled`), or in this document's language (`languages.<id>`, named in `message`). */
+  | { kind: 'disabled'; message?: string }
   | { kind: 'no-model'; message: string }
   | { kind: 'unknown-document'; message: string }
   | { kind: 'error'; message: string };
@@ -117,7 +118,8 @@ export interface CompletionEngine {
    * LSP layer reads cursor text and versions here instead of keeping a copy.
    */
   readonly documents: DocumentView;
-  openDocument(uri: string, text: string, version: number): void;
+  /** Open a document; `editorLanguageId` (LSP's `languageId`) names its language when its file name does not. */
+  openDocument(uri: string, text: string, version: number, editorLanguageId?: string): void;
   /** Apply incremental edits; false (and nothing done) for a document that is not open. */
   changeDocument(uri: string, edits: DocumentEdit[], version: number): boolean;
   closeDocument(uri: string): void;

@@ -55,8 +55,8 @@ export class EngineWorkspace {
     return { roots: resolved, ...stats, wallMs: performance.now() - started, version: this.index.version };
   }
 
-  openDocument(uri: string, text: string, version: number): void {
-    const document = this.documents.open(uri, text, version);
+  openDocument(uri: string, text: string, version: number, editorLanguageId?: string): void {
+    const document = this.documents.open(uri, text, version, editorLanguageId);
     if (document.absPath) this.index.openDocument(document.absPath, document.text, document.lines);
   }
 

@@ -9,6 +9,7 @@
  * disk content); documents outside every root (untitled buffers, files elsewhere) are
  * completed from their own text only.
  */
+import { languageOfEditorId, languageOfFileName, type LanguageId } from '../../../shared/languages.js';
 import { applyEdits, clampedOffset, splitLines, type DocumentChange, type DocumentEdit } from '../indexing/textEdits.js';
 import { uriToPath } from '../workspace/paths.js';
 
@@ -16,6 +17,11 @@ export interface OpenDocument {
   readonly uri: string;
   /** Absolute path for file: URIs. */
   readonly absPath?: string;
+  /**
+   * Its language: the file name's, else the editor's `languageId` (an untitled buffer), when the
+   * server knows it; undefined for other documents, which are completed without language rules.
+   */
+  readonly languageId?: LanguageId;
   text: string;
   /** `splitLines(text)`: lines without terminators, only `\n` ending a line (as the index counts them). */
   lines: string[];
@@ -47,8 +53,10 @@ export class OpenDocuments implements DocumentView {
   private readonly documents = new Map<string, OpenDocument>();
 
   /** Open a document, or replace its text and version (a repeated didOpen). */
-  open(uri: string, text: string, version: number): OpenDocument {
-    const document: OpenDocument = { uri, absPath: uriToPath(uri), text, lines: splitLines(text), version };
+  open(uri: string, text: string, version: number, editorLanguageId?: string): OpenDocument {
+    const absPath = uriToPath(uri);
+    const languageId = languageOfFileName(absPath ?? uri) ?? (editorLanguageId === undefined ? undefined : languageOfEditorId(editorLanguageId));
+    const document: OpenDocument = { uri, absPath, text, lines: splitLines(text), version, ...(languageId ? { languageId } : {}) };
     this.documents.set(uri, document);
     return document;
   }

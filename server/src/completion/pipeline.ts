@@ -10,6 +10,7 @@ import { lineRetrieval, linePrefixOf, sourcesUnchanged, stillHolds } from './lin
 import { resolvePolicy } from '../control/resolvePolicy.js';
 import type { PolicyContext, PolicyResult } from '../control/types.js';
 import type { IndexView } from '../indexing/types.js';
+import type { CodeLanguage } from '../languages/language.js';
 import type { CompletionModel, ModelSession } from '../model/completionModel.js';
 import type { PackedChunk } from '../prompt/budget.js';
 import { fitBudgetsToContext } from '../prompt/budget.js';
@@ -33,6 +34,8 @@ export interface PipelineInput {
   text: string;
   /** Workspace-relative path when the document is inside a root. */
   relPath?: string;
+  /** The document's language; undefined for one the server has no rules for (completed from its text alone). */
+  language?: CodeLanguage;
   /** The workspace folder's name, for layouts that name the repository. */
   repoName: string;
   position: { line: number; character: number };
@@ -68,13 +71,13 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps, sign
   const started = performance.now();
   const split = splitAtCursor(input.text, input.position);
   const { settings, model } = input;
-  const policy = resolvePolicy(settings.policy, model.info, deps.logger);
+  const policy = resolvePolicy(settings.policy, model.info, deps.logger, input.language?.id);
   let retrievalMs = 0;
   const session = new MeteredSession(input.session, model.info.special);
   const context = await buildContext({ ...input, session }, deps, split, signal, (ms) => (retrievalMs += ms));
   const promptMs = performance.now() - started;
   const result = await policy.run(context);
-  const text = postProcess(result.generated.text, split, isMultiLine(input, split));
+  const text = postProcess(result.generated.text, split, isMultiLine(input, split), input.language);
   const trace = buildTrace(input, deps, context.inFile, result, policy.name, text, signal);
   trace.tokens.evaluated = { ...session.evaluated };
   if (result.needProbability !== undefined) trace.needThreshold = context.needThreshold;
@@ -88,7 +91,8 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps, sign
 }
 
 function isMultiLine(input: PipelineInput, split: CursorSplit): boolean {
-  return input.mode === 'block' || (input.mode !== 'line' && isBlockPosition(split));
+  if (input.mode === 'block') return true;
+  return input.mode !== 'line' && input.language !== undefined && isBlockPosition(split, input.language.editing.opensBlock);
 }
 
 /**
@@ -138,7 +142,7 @@ async function buildContext(
 
 function retrieve(input: PipelineInput, deps: PipelineDeps, split: CursorSplit): Candidate[] {
   return deps.retriever.retrieve(
-    { file: input.relPath ? deps.index.file(input.relPath) : undefined, relPath: input.relPath,
+    { file: input.relPath ? deps.index.file(input.relPath) : undefined, relPath: input.relPath, keywords: input.language?.symbols.keywords,
       prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line },
     { topK: input.settings.topK, windowLines: input.settings.windowLines },
   );
@@ -150,10 +154,16 @@ function documentName(uri: string): string {
   return file ? path.basename(file) : 'untitled';
 }
 
-function postProcess(raw: string, split: CursorSplit, multiLine: boolean): string {
-  let text = multiLine ? raw.split('\n').slice(0, MAX_BLOCK_LINES).join('\n') : balanceWithSuffix(raw.split('\n', 1)[0]!, split.prefix, split.suffix);
+function postProcess(raw: string, split: CursorSplit, multiLine: boolean, language: CodeLanguage | undefined): string {
+  let text = multiLine ? raw.split('\n').slice(0, MAX_BLOCK_LINES).join('\n') : firstLine(raw, split, language);
   text = trimSuffixOverlap(text, split.suffix);
   return split.usesCrlf ? text.replace(/\n/g, '\r\n') : text;
+}
+
+/** A single-line completion: its first line, its brackets balanced against the suffix where the language's lexing is known. */
+function firstLine(raw: string, split: CursorSplit, language: CodeLanguage | undefined): string {
+  const line = raw.split('\n', 1)[0]!;
+  return language ? balanceWithSuffix(line, split.prefix, split.suffix, language.editing) : line;
 }
 
 function buildTrace(
@@ -163,7 +173,7 @@ function buildTrace(
   const chunkTokens = result.kept.reduce((sum, i) => sum + result.packed[i]!.ids.length + 2, 0);
   return {
     uri: input.uri, line: input.position.line, character: input.position.character,
-    policy: input.settings.policy, effectivePolicy, decision: result.decision, needProbability: result.needProbability,
+    policy: input.settings.policy, effectivePolicy, ...(input.language ? { language: input.language.id } : {}), decision: result.decision, needProbability: result.needProbability,
     candidates: traceCandidates(result), completion: text, stoppedBy: result.generated.stoppedBy,
     outcome: signal.aborted || result.generated.stoppedBy === 'aborted' ? 'cancelled' : 'ok',
     tokens: {

@@ -4,8 +4,8 @@ import { DEFAULT_SETTINGS, pickValidSettings, readSetting, type CompletionSettin
 /** Apply a patch; fields of the wrong type or out of the schema's range keep their current value. */
 export function mergeSettings(current: CompletionSettings, patch: SettingsPatch | undefined): CompletionSettings {
   if (!patch || typeof patch !== 'object') return current;
-  const { budgets, ...flat } = pickValidSettings((key) => readSetting(patch, key));
-  return { ...current, ...flat, budgets: { ...current.budgets, ...budgets } };
+  const { budgets, languages, ...flat } = pickValidSettings((key) => readSetting(patch, key));
+  return { ...current, ...flat, budgets: { ...current.budgets, ...budgets }, languages: { ...current.languages, ...languages } };
 }
 
 /** Settings from defaults plus a patch. */

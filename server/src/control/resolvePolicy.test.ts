@@ -20,6 +20,17 @@ test.each([
   expect(resolvePolicy(requested, info(has, trained), createMemoryLogger()).name).toBe(expected);
 });
 
+test('auto runs full in a language the control was not trained on, and says so once', () => {
+  const logger = createMemoryLogger();
+  const trained = { ...info(true, true), path: '/python-pack.gguf' };
+  expect(resolvePolicy('auto', trained, logger, 'python').name).toBe('reposhapley');
+  expect(resolvePolicy('auto', trained, logger, 'go').name).toBe('full');
+  expect(resolvePolicy('auto', trained, logger, 'go').name).toBe('full');
+  expect(resolvePolicy('reposhapley', trained, logger, 'go').name).toBe('reposhapley');
+  expect(resolvePolicy('auto', { ...trained, controlLanguages: ['python', 'go'] }, logger, 'go').name).toBe('reposhapley');
+  expect(logger.lines.filter((line) => line.includes('not on go'))).toHaveLength(1);
+});
+
 test('each fallback is logged once per model', () => {
   const logger = createMemoryLogger();
   const model = { ...info(true, false), path: '/once.gguf' };

@@ -13,14 +13,14 @@ import { placeDocument } from './documentLocation.js';
 import { buildFileIndex } from './fileIndexer.js';
 import type { DocumentResult } from './indexResults.js';
 import type { IndexStore } from './indexStore.js';
-import type { PythonParser } from './parser.js';
+import type { ParserSet } from '../languages/registry.js';
 import type { DocumentChange } from './textEdits.js';
 
 /** What the overlay needs from its owner. */
 export interface BufferOverlayDeps {
   store: IndexStore;
   /** Undefined while the grammar is still loading: buffers are held until then. */
-  parser(): PythonParser | undefined;
+  parsers(): ParserSet | undefined;
   roots(): readonly WorkspaceRoot[];
   limits: ContentLimits;
   chunkOptions: ChunkOptions;
@@ -127,8 +127,10 @@ export class BufferOverlay {
       store.commit();
       return { kind: 'held', reason: check.reason, detail: check.detail };
     }
-    const parser = this.deps.parser();
-    if (!parser) return { kind: 'pending' };
+    const parsers = this.deps.parsers();
+    if (!parsers) return { kind: 'pending' };
+    // Placement admitted only a file of a registered language, so it has a parser.
+    const parser = parsers.forPath(location.relPath)!;
     const tree = this.documents.reparse(doc, parser);
     const index = buildFileIndex(
       { ...location, text: doc.text, lines: doc.lines, version: store.nextFileVersion(location.relPath), fromBuffer: true },

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEFAULT_CHUNK_OPTIONS, slidingWindows, validateChunkOptions, type ChunkOptions } from './chunker.js';
 import { buildFileIndex, splitLines } from './fileIndexer.js';
-import { createPythonParser, type PythonParser } from './parser.js';
+import { createParserForPath } from '../languages/registry.js';
+import type { SyntaxParser } from '../languages/syntaxTree.js';
 import type { Chunk, FileIndex } from './types.js';
 
-let parser: PythonParser;
+let parser: SyntaxParser;
 beforeAll(async () => {
-  parser = await createPythonParser();
+  parser = await createParserForPath('module.py');
 });
 afterAll(() => parser.dispose());
 

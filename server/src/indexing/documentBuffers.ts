@@ -4,7 +4,7 @@
  * memory grows with the open documents, not with the workspace.
  */
 import type { DocumentLocation } from './documentLocation.js';
-import type { PythonParser, Tree } from './parser.js';
+import type { SyntaxParser, Tree } from '../languages/syntaxTree.js';
 import { createStatementCache, type StatementCache } from './symbols.js';
 import { splitLines, type DocumentChange } from './textEdits.js';
 import type { SkipReason } from '../workspace/fileFilters.js';
@@ -84,7 +84,7 @@ export class DocumentBuffers {
   }
 
   /** Bring the tree up to date with the text, reusing the edited old tree when there is one. */
-  reparse(doc: OpenDocument, parser: PythonParser): Tree {
+  reparse(doc: OpenDocument, parser: SyntaxParser): Tree {
     const tree = parser.parse(doc.text, doc.tree);
     dropTree(doc);
     doc.tree = tree;

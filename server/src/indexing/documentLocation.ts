@@ -1,10 +1,11 @@
 /**
  * Where an open document belongs in the index, judged synchronously (didOpen must not await):
- * inside a root, a .py file, not vendored, not ignored by any .gitignore on its path. The same
+ * inside a root, a source file of a registered language, not vendored, not ignored by any .gitignore on its path. The same
  * rules as discovery, so opening a file never adds something the walk would have left out.
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { isSourcePath } from '../languages/registry.js';
 import type { SkipReason } from '../workspace/fileFilters.js';
 import { ancestorDirs, gitignorePath, judgePath } from '../workspace/pathRules.js';
 import { locateInRoots, type WorkspaceRoot } from '../workspace/paths.js';
@@ -25,7 +26,7 @@ export function placeDocument(docPath: string, roots: readonly WorkspaceRoot[]):
   const located = locateInRoots(docPath, roots);
   if (!located) return { kind: 'excluded', reason: 'outside-workspace', detail: roots.length === 0 ? 'no workspace roots yet' : 'outside every root' };
   const { root, relPath } = located;
-  if (!relPath.endsWith('.py')) return { kind: 'excluded', reason: 'not-python', detail: 'only .py files are indexed' };
+  if (!isSourcePath(relPath)) return { kind: 'excluded', reason: 'not-source', detail: 'no registered language reads it' };
   const gitignores = new Map<string, string | undefined>();
   for (const dir of ancestorDirs(relPath)) gitignores.set(dir, readIfPresent(gitignorePath(root.path, dir)));
   const verdict = judgePath(relPath, gitignores);

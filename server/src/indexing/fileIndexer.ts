@@ -3,7 +3,8 @@
  * chunks are put together, so disk files, open buffers and the bench index identically.
  */
 import { DEFAULT_CHUNK_OPTIONS, slidingWindows, structuralChunks, type ChunkOptions } from './chunker.js';
-import type { Tree } from './parser.js';
+import { languageOfPath } from '../languages/registry.js';
+import type { Tree } from '../languages/syntaxTree.js';
 import { extractSymbols, type StatementCache } from './symbols.js';
 import { splitLines } from './textEdits.js';
 import type { FileIndex } from './types.js';
@@ -37,7 +38,10 @@ export function buildFileIndex(
   input: FileIndexInput, tree: Tree, options: ChunkOptions = DEFAULT_CHUNK_OPTIONS, incremental?: IncrementalState,
 ): FileIndex {
   const lines = input.lines ?? splitLines(input.text);
-  const symbols = extractSymbols(tree, input.text, input.relPath, incremental?.statements);
+  const language = languageOfPath(input.relPath);
+  // Discovery and document placement admit only files of a registered language.
+  if (!language) throw new Error(`no registered language reads ${input.relPath}`);
+  const symbols = extractSymbols(tree, input.text, input.relPath, language, incremental?.statements);
   return {
     relPath: input.relPath,
     absPath: input.absPath,

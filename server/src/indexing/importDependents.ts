@@ -3,12 +3,12 @@
  * those and not every import of the workspace (a storm of 200 created files in a 2,000-file
  * workspace took 45 s when each re-resolved everything, issue 22).
  *
- * An import can only resolve to a file whose name (without `.py`) is its module's last part or
- * the last part of a name it imports (`from a.b import c` looks for `b.py` and `c.py`, or those
- * packages' `__init__.py`). So importers are filed under those keys, and a file `x/foo.py`
- * touches the importers filed under `foo`. An `__init__.py` changes which directories are
- * packages, which moves the search bases of every file below it: it returns undefined, "all".
+ * Each language says under which keys an import could find its target (`dependencyKeys`, e.g.
+ * the last part of a Python module) and what a file's key is (`keyOfFile`): importers are filed
+ * under their keys, and a file touches the importers filed under its own. A file whose coming or
+ * going can move any import (Python's `__init__.py`) makes `affectedBy` return undefined, "all".
  */
+import { languageOfPath } from '../languages/registry.js';
 import type { FileIndex } from './types.js';
 
 export class ImportDependents {
@@ -18,9 +18,9 @@ export class ImportDependents {
   /** Files the imports of `file` are filed under (replacing what it had). */
   update(file: FileIndex): void {
     this.delete(file.relPath);
-    const keys = [...new Set(file.imports.flatMap((record) => [
-      lastPart(record.module), ...record.names.filter((n) => n.name !== '*').map((n) => lastPart(n.name)),
-    ]).filter((key) => key !== ''))];
+    const rules = languageOfPath(file.relPath)?.imports;
+    if (!rules) return;
+    const keys = [...new Set(file.imports.flatMap((record) => rules.dependencyKeys(record)).filter((key) => key !== ''))];
     this.keysByImporter.set(file.relPath, keys);
     for (const key of keys) {
       let importers = this.importersByKey.get(key);
@@ -40,20 +40,16 @@ export class ImportDependents {
 
   /**
    * The importers whose resolution the appearance or disappearance of `relPaths` can change;
-   * undefined when any of them is an `__init__.py` (then every import may move).
+   * undefined when any of them can move every import.
    */
   affectedBy(relPaths: Iterable<string>): Set<string> | undefined {
     const affected = new Set<string>();
     for (const relPath of relPaths) {
-      const name = relPath.slice(relPath.lastIndexOf('/') + 1);
-      if (name === '__init__.py') return undefined;
-      for (const importer of this.importersByKey.get(name.replace(/\.py$/, '')) ?? []) affected.add(importer);
+      const key = languageOfPath(relPath)?.imports.keyOfFile(relPath);
+      if (key === undefined) continue;
+      if (key === 'everything') return undefined;
+      for (const importer of this.importersByKey.get(key) ?? []) affected.add(importer);
     }
     return affected;
   }
-}
-
-/** `a.b.c` -> `c`; `..util` -> `util`; `.` -> ''. */
-function lastPart(dotted: string): string {
-  return dotted.slice(dotted.lastIndexOf('.') + 1);
 }

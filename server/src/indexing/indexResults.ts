@@ -6,14 +6,14 @@ import type { DiscoveryFs } from '../workspace/discoveryFs.js';
 import type { SkippedPath } from '../workspace/fileDiscovery.js';
 import type { ContentLimits } from '../workspace/fileFilters.js';
 import type { ChunkOptions } from './chunker.js';
-import type { PythonParser } from './parser.js';
+import type { ParserSet } from '../languages/registry.js';
 import type { SkipReason } from '../workspace/fileFilters.js';
 
 /** Construction options; everything has a default. Chunk sizes (windowLines, windowStride, maxChunkLines) sit at top level. */
 export interface WorkspaceIndexOptions extends Partial<ChunkOptions> {
   logger?: Logger;
-  /** A parser to use; when absent the index loads its own in the background (see `ready()`). */
-  parser?: PythonParser;
+  /** Parsers to use; when absent the index loads its own in the background (see `ready()`). */
+  parsers?: ParserSet;
   limits?: ContentLimits;
   /** File-system port for discovery (tests inject failures). */
   fs?: DiscoveryFs;
@@ -72,6 +72,8 @@ export type UpsertResult =
   | { kind: 'skipped'; reason: SkipReason; detail: string }
   /** An open buffer owns the file; the disk content is ignored until it closes. */
   | { kind: 'buffer-open' }
+  /** A project file import resolution reads (`go.mod`): imports were resolved again. */
+  | { kind: 'project-file' }
   /** A later update of the same path started before this one finished; it decides. */
   | { kind: 'superseded' }
   /** The parser could not load, or the index was disposed. */

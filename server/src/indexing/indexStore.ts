@@ -5,9 +5,11 @@
  */
 import { silentLogger, type Logger } from '../util/logger.js';
 import { ImportDependents } from './importDependents.js';
-import { applyImportResolution, resolveImport } from './importResolver.js';
+import type { ImportResolution } from '../languages/language.js';
+import { languageOfPath } from '../languages/registry.js';
 import { SymbolTables } from './symbolTables.js';
-import type { Chunk, Definition, FileChange, FileIndex, IndexView } from './types.js';
+import type { Chunk, Definition, FileChange, FileIndex, ImportRecord, IndexView } from './types.js';
+import { IndexedFileSet } from './workspaceFiles.js';
 
 /** Listener for committed changes. */
 export type ChangeListener = (changes: FileChange[]) => void;
@@ -20,6 +22,9 @@ export class IndexStore implements IndexView {
   private readonly listeners = new Set<ChangeListener>();
   private readonly collisionsReported = new Set<string>();
   private readonly dependents = new ImportDependents();
+  /** The file being resolved counts as indexed: a file's imports are resolved before it is stored. */
+  private resolving?: string;
+  private readonly fileSet = new IndexedFileSet((relPath) => this.byRelPath.has(relPath) || relPath === this.resolving);
   private pending: FileChange[] = [];
   /** relPaths that appeared or disappeared since imports were last resolved. */
   private readonly fileSetChanges = new Set<string>();
@@ -89,8 +94,7 @@ export class IndexStore implements IndexView {
     const movedFrom = this.relPathByAbs.get(index.absPath);
     if (movedFrom !== undefined && movedFrom !== index.relPath) this.remove(movedFrom);
     this.resolveImportsOf(index);
-    if (!before) this.fileSetChanged(index.relPath);
-    this.dependents.update(index);
+    if (!before) this.fileSetChanged(index.relPath, 'added');
     this.byRelPath.set(index.relPath, index);
     this.relPathByAbs.set(index.absPath, index.relPath);
     this.tables.replace(before, index);
@@ -106,13 +110,15 @@ export class IndexStore implements IndexView {
     this.relPathByAbs.delete(before.absPath);
     this.tables.replace(before, undefined);
     this.dependents.delete(relPath);
-    this.fileSetChanged(relPath);
+    this.fileSetChanged(relPath, 'removed');
     this.pending.push({ relPath, before });
     return true;
   }
 
-  private fileSetChanged(relPath: string): void {
+  private fileSetChanged(relPath: string, change: 'added' | 'removed'): void {
     this.fileSetChanges.add(relPath);
+    if (change === 'added') this.fileSet.added(relPath);
+    else this.fileSet.removed(relPath);
     this.currentFileSetVersion++;
   }
 
@@ -166,8 +172,43 @@ export class IndexStore implements IndexView {
     }
   }
 
-  private resolveImportsOf(file: FileIndex): void {
-    const hasFile = (relPath: string) => this.byRelPath.has(relPath) || relPath === file.relPath;
-    for (const record of file.imports) applyImportResolution(record, resolveImport(record, file, hasFile));
+  /**
+   * A project file that import resolution reads (`go.mod`, `package.json`) changed on disk: read
+   * it again and resolve every import (which ones it moves is the language's business).
+   */
+  projectFileChanged(): void {
+    this.forgetProjectFiles();
+    this.resolveAllImports();
   }
+
+  /** Read project files again when resolution next needs them. */
+  forgetProjectFiles(): void {
+    this.fileSet.forgetProjectFiles();
+  }
+
+  private resolveImportsOf(file: FileIndex): void {
+    const language = languageOfPath(file.relPath);
+    if (!language) return;
+    this.resolving = file.relPath;
+    try {
+      for (const record of file.imports) applyImportResolution(record, language.imports.resolve(record, file, this.fileSet));
+    } finally {
+      this.resolving = undefined;
+    }
+    // After resolving: a language may file an import under the key of what it resolved to.
+    this.dependents.update(file);
+  }
+}
+
+/** Write a resolution into the record (and its names), clearing what no longer resolves. */
+function applyImportResolution(record: ImportRecord, resolution: ImportResolution): void {
+  if (resolution.resolvedPath === undefined) delete record.resolvedPath;
+  else record.resolvedPath = resolution.resolvedPath;
+  if (resolution.packageFiles === undefined) delete record.packageFiles;
+  else record.packageFiles = resolution.packageFiles;
+  record.names.forEach((name, i) => {
+    const target = resolution.nameTargets[i];
+    if (target === undefined) delete name.resolvedPath;
+    else name.resolvedPath = target;
+  });
 }

@@ -1,18 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { firstDocstringLine } from './definitionText.js';
-import { createPythonParser, type PythonParser } from './parser.js';
+import { firstDocstringLine } from '../languages/python/definitionText.js';
+import python from '../languages/python/python.js';
+import { createParserForPath } from '../languages/registry.js';
+import type { SyntaxParser } from '../languages/syntaxTree.js';
 import { createStatementCache, extractSymbols, type StatementCache, type SymbolExtraction } from './symbols.js';
 
-let parser: PythonParser;
+let parser: SyntaxParser;
 beforeAll(async () => {
-  parser = await createPythonParser();
+  parser = await createParserForPath('module.py');
 });
 afterAll(() => parser.dispose());
 
 function extract(source: string, cache?: StatementCache): SymbolExtraction {
   const tree = parser.parse(source);
   try {
-    return extractSymbols(tree, source, 'pkg/m.py', cache);
+    return extractSymbols(tree, source, 'pkg/m.py', python, cache);
   } finally {
     tree.delete();
   }

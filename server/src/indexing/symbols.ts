@@ -1,11 +1,12 @@
 /**
- * The symbol layer of one file: definitions (with signatures and docstrings), module-level
- * imports and identifier references, from one tree-sitter tree.
+ * The symbol layer of one file: definitions (with signatures and documentation), module-level
+ * imports and identifier references, from one tree-sitter tree, read by the rules of the file's
+ * language (languages/language.ts `SymbolRules`).
  *
- * Qualified names follow Python's `__qualname__`: `Class.method`, `outer.<locals>.inner`, so a
- * nested helper is never mistaken for a method and names match what tracebacks and pickle show.
- * Imports are collected at module level, including inside top-level `try`/`if` blocks
- * (`try: import x except ImportError: ...`, `if TYPE_CHECKING:`), not inside functions.
+ * Qualified names are the language's (`qualify`): Python's `__qualname__`, `Type.method` for a
+ * Go receiver or a Rust `impl`. Imports are collected at module level, including inside
+ * top-level blocks (`try: import x except ImportError: ...`, `if TYPE_CHECKING:`), not inside
+ * functions or classes.
  *
  * Speed: one `descendantsOfType` call per unit returns definitions, imports and identifiers in
  * document order; scopes come from a stack of definition ranges, not from walking statements.
@@ -13,9 +14,8 @@
  * nodes we keep. Each top-level statement depends on nothing outside itself, so an open
  * document re-extracts only the statements whose text changed (see {@link StatementCache}).
  */
-import { docstringOf, signatureOf } from './definitionText.js';
-import { IMPORT_STATEMENT_TYPES, importRecords } from './importStatements.js';
-import { lastRow, type SyntaxNode, type Tree } from './parser.js';
+import type { CodeLanguage, DefinitionRule, EnclosingScope, SymbolRules } from '../languages/language.js';
+import { lastRow, type SyntaxNode, type Tree } from '../languages/syntaxTree.js';
 import type { Definition, DefinitionKind, ImportRecord } from './types.js';
 
 /** A definition plus the positions chunking needs. */
@@ -62,14 +62,26 @@ export function createStatementCache(): StatementCache {
   return { units: new Map() };
 }
 
-const WANTED_TYPES = ['identifier', 'function_definition', 'class_definition', ...IMPORT_STATEMENT_TYPES];
+/** What one language's extraction asks tree-sitter for, worked out once per language. */
+interface ExtractionPlan {
+  rules: SymbolRules;
+  wantedTypes: string[];
+  identifierTypes: ReadonlySet<string>;
+  importTypes: ReadonlySet<string>;
+}
 
-/** Hard keywords; tree-sitter-python aliases some of them to identifiers in legacy forms. */
-const KEYWORDS: ReadonlySet<string> = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue',
-  'def', 'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in',
-  'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with', 'yield',
-]);
+const plans = new WeakMap<CodeLanguage, ExtractionPlan>();
+
+function planFor(language: CodeLanguage): ExtractionPlan {
+  let plan = plans.get(language);
+  if (!plan) {
+    const rules = language.symbols;
+    const wantedTypes = [...new Set([...rules.identifierTypes, ...Object.keys(rules.definitions), ...rules.importTypes])];
+    plan = { rules, wantedTypes, identifierTypes: new Set(rules.identifierTypes), importTypes: new Set(rules.importTypes) };
+    plans.set(language, plan);
+  }
+  return plan;
+}
 
 /** The name is read from the source at the node's start: asking a node for its end is a WASM call. */
 const IDENTIFIER = /\p{ID_Continue}+/uy;
@@ -78,10 +90,11 @@ const IDENTIFIER = /\p{ID_Continue}+/uy;
  * Extract definitions, imports and references. With `cache` (kept per open document), unchanged
  * top-level statements are reused and the cache is refilled with the current statements.
  */
-export function extractSymbols(tree: Tree, text: string, relPath: string, cache?: StatementCache): SymbolExtraction {
+export function extractSymbols(tree: Tree, text: string, relPath: string, language: CodeLanguage, cache?: StatementCache): SymbolExtraction {
   const root = tree.rootNode;
   const hasSyntaxErrors = root.hasError;
-  const units = cache ? statementUnits(tree, text, relPath, cache) : [extractUnit(root, text, relPath)];
+  const plan = planFor(language);
+  const units = cache ? statementUnits(tree, text, relPath, plan, cache) : [extractUnit(root, text, relPath, plan)];
   return { ...finishUnits(units), hasSyntaxErrors };
 }
 
@@ -90,7 +103,7 @@ export function extractSymbols(tree: Tree, text: string, relPath: string, cache?
  * A cursor visits the statements without creating a JS node object for each; only changed
  * statements get one (to extract them).
  */
-function statementUnits(tree: Tree, text: string, relPath: string, cache: StatementCache): UnitSymbols[] {
+function statementUnits(tree: Tree, text: string, relPath: string, plan: ExtractionPlan, cache: StatementCache): UnitSymbols[] {
   const units: UnitSymbols[] = [];
   const next = new Map<string, UnitSymbols>();
   if (cache.relPath !== relPath) cache.units.clear(); // The roots changed: definitions name another file.
@@ -98,10 +111,10 @@ function statementUnits(tree: Tree, text: string, relPath: string, cache: Statem
   const cursor = tree.walk();
   try {
     for (let more = cursor.gotoFirstChild(); more; more = cursor.gotoNextSibling()) {
-      if (!cursor.nodeIsNamed || cursor.nodeType === 'comment') continue;
+      if (!cursor.nodeIsNamed || COMMENT_TYPES.has(cursor.nodeType)) continue;
       const key = text.slice(cursor.startIndex, cursor.endIndex);
       const known = cache.units.get(key) ?? next.get(key);
-      const unit = known ? shiftUnit(known, cursor.startPosition.row) : extractUnit(cursor.currentNode, text, relPath);
+      const unit = known ? shiftUnit(known, cursor.startPosition.row) : extractUnit(cursor.currentNode, text, relPath, plan);
       next.set(key, unit);
       units.push(unit);
     }
@@ -112,75 +125,82 @@ function statementUnits(tree: Tree, text: string, relPath: string, cache: Statem
   return units;
 }
 
-interface Scope {
+/** Comments hold no symbols; a unit of its own would only cost a cache entry. */
+const COMMENT_TYPES: ReadonlySet<string> = new Set(['comment', 'line_comment', 'block_comment']);
+
+interface Scope extends EnclosingScope {
   end: number;
-  kind: 'class' | 'function';
-  qualifiedName: string;
-  site: DefinitionSite;
+  /** The class definition a method adds itself to (a Rust `impl` block has none). */
+  site?: DefinitionSite;
 }
 
-function extractUnit(unit: SyntaxNode, text: string, relPath: string): UnitSymbols {
+function extractUnit(unit: SyntaxNode, text: string, relPath: string, plan: ExtractionPlan): UnitSymbols {
   const result: UnitSymbols = { row: unit.startPosition.row, sites: [], imports: [], references: new Map() };
   const scopes: Scope[] = [];
   const definitionNames = new Set<number>();
-  for (const node of unit.descendantsOfType(WANTED_TYPES)) {
+  for (const node of unit.descendantsOfType(plan.wantedTypes)) {
     if (!node) continue;
     const start = node.startIndex;
     while (scopes.length > 0 && start >= scopes[scopes.length - 1]!.end) scopes.pop();
     const type = node.type;
-    if (type === 'identifier') {
-      if (!definitionNames.has(start)) addReference(result.references, text, start, node.startPosition.row);
-    } else if (type === 'function_definition' || type === 'class_definition') {
-      const scope = addDefinition(node, scopes[scopes.length - 1], text, relPath, result, definitionNames);
+    const rule = plan.rules.definitions[type];
+    if (rule && (rule.accepts?.(node) ?? true)) {
+      const scope = addDefinition(node, rule, scopes[scopes.length - 1], text, relPath, plan.rules, result, definitionNames);
       if (scope) scopes.push(scope);
-    } else if (scopes.length === 0) {
-      addImport(node, text, result);
+    } else if (plan.identifierTypes.has(type)) {
+      if (!definitionNames.has(start)) addReference(result.references, text, start, node.startPosition.row, plan.rules.keywords);
+    } else if (plan.importTypes.has(type) && scopes.length === 0) {
+      addImport(node, text, plan.rules, result);
     }
   }
   return result;
 }
 
-function addReference(references: Map<string, number[]>, text: string, start: number, line: number): void {
+function addReference(references: Map<string, number[]>, text: string, start: number, line: number, keywords: ReadonlySet<string>): void {
   IDENTIFIER.lastIndex = start;
   const name = IDENTIFIER.exec(text)?.[0];
-  if (!name || KEYWORDS.has(name)) return;
+  if (!name || keywords.has(name)) return;
   const lines = references.get(name);
   if (!lines) references.set(name, [line]);
   else if (lines[lines.length - 1] !== line) lines.push(line);
 }
 
 function addDefinition(
-  node: SyntaxNode, parent: Scope | undefined, text: string, relPath: string, result: UnitSymbols, definitionNames: Set<number>,
+  node: SyntaxNode, rule: DefinitionRule, parent: Scope | undefined, text: string, relPath: string,
+  rules: SymbolRules, result: UnitSymbols, definitionNames: Set<number>,
 ): Scope | undefined {
-  const nameNode = node.childForFieldName('name');
+  const nameNode = rule.nameNode ? rule.nameNode(node) : node.childForFieldName('name');
   // Error recovery can drop the name; the body's definitions then belong to the enclosing scope.
   if (!nameNode) return undefined;
   definitionNames.add(nameNode.startIndex);
   const name = text.slice(nameNode.startIndex, nameNode.endIndex);
-  const isClass = node.type === 'class_definition';
-  const kind: DefinitionKind = isClass ? 'class' : parent?.kind === 'class' ? 'method' : 'function';
-  const qualifiedName = !parent ? name : parent.kind === 'class' ? `${parent.qualifiedName}.${name}` : `${parent.qualifiedName}.<locals>.${name}`;
-  const decorated = node.parent?.type === 'decorated_definition' ? node.parent : node;
-  const body = node.childForFieldName('body');
+  if (rule.kind === 'scope') return { end: node.endIndex, kind: 'class', qualifiedName: rules.qualify(parent, name) };
+  const owner = rule.ownerName?.(node, text);
+  const scope: EnclosingScope | undefined = owner !== undefined ? { qualifiedName: owner, kind: 'class' } : parent;
+  const kind: DefinitionKind = rule.kind === 'class' ? 'class' : scope?.kind === 'class' ? 'method' : 'function';
+  const qualifiedName = rules.qualify(scope, name);
+  const outer = rule.outerNode?.(node) ?? node;
   const definition: Definition = {
     name, qualifiedName, kind, relPath,
-    startLine: decorated.startPosition.row, endLine: lastRow(decorated) + 1,
-    signature: signatureOf(node, body, text),
+    startLine: outer.startPosition.row, endLine: lastRow(outer) + 1,
+    signature: rules.signature(node, text),
   };
-  const docstring = body ? docstringOf(body, text) : undefined;
-  if (docstring !== undefined) definition.docstring = docstring;
+  const documentation = rules.documentation(node, outer, text);
+  if (documentation !== undefined) definition.docstring = documentation;
   const site: DefinitionSite = { definition, headerLine: node.startPosition.row };
   result.sites.push(site);
   // Pre-order: the first method met inside a class is its first method.
-  if (kind === 'method' && parent && parent.site.firstMethodLine === undefined) parent.site.firstMethodLine = definition.startLine;
-  return { end: node.endIndex, kind: isClass ? 'class' : 'function', qualifiedName, site };
+  if (kind === 'method' && parent?.site && parent.site.firstMethodLine === undefined) parent.site.firstMethodLine = definition.startLine;
+  return { end: node.endIndex, kind: rule.kind === 'class' ? 'class' : 'function', qualifiedName, site };
 }
 
-function addImport(node: SyntaxNode, text: string, result: UnitSymbols): void {
-  result.imports.push(...importRecords(node, text));
+function addImport(node: SyntaxNode, text: string, rules: SymbolRules, result: UnitSymbols): void {
+  const records = rules.importRecords(node, text);
+  if (records.length === 0) return; // A statement the rules looked at and found importing nothing (`const x = 1`).
+  result.imports.push(...records);
   // The block spans whole top-level statements, so `try: import x / except: ...` is included.
   let top = node;
-  while (top.parent && top.parent.type !== 'module') top = top.parent;
+  while (top.parent && top.parent.parent) top = top.parent;
   const startLine = top.startPosition.row;
   const endLine = lastRow(top) + 1;
   const block = result.importBlock;

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createPythonParser, type PythonParser } from './parser.js';
+import { createParserForPath } from '../languages/registry.js';
+import type { SyntaxParser } from '../languages/syntaxTree.js';
 import { applyDocumentEdit, clampedOffset, pointAt, spliceLines, splitLines, type DocumentEdit } from './textEdits.js';
 
-let parser: PythonParser;
+let parser: SyntaxParser;
 beforeAll(async () => {
-  parser = await createPythonParser();
+  parser = await createParserForPath('module.py');
 });
 afterAll(() => parser.dispose());
 

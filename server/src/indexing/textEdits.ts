@@ -4,7 +4,7 @@
  * end of a line or document, and occasionally reversed ones: those are clamped, never thrown.
  * Positions are UTF-16 code units, which is what JS strings, LSP and web-tree-sitter all use.
  */
-import { treeEdit, type Edit, type Point } from './parser.js';
+import { treeEdit, type Edit, type Point } from '../languages/syntaxTree.js';
 
 /** An LSP position: 0-based line and UTF-16 character. */
 export interface LspPosition {

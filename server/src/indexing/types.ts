@@ -2,6 +2,9 @@
  * The index's data model: what indexing/ produces and retrieval/ and prompt/ consume.
  * Lines are 0-based; ranges are half-open [startLine, endLine).
  */
+import type { DefinitionKind, ImportRecord } from '../languages/language.js';
+
+export type { DefinitionKind, ImportRecord } from '../languages/language.js';
 
 /** Retrieval windows are the paper's unit (RepoShapley A.4); the rest are structural (Rivet §3.3). */
 /** `outline` is made by retrieval, not the chunker: signatures of what the document imports. */
@@ -21,8 +24,6 @@ export interface Chunk {
   part?: { index: number; of: number };
 }
 
-export type DefinitionKind = 'function' | 'method' | 'class';
-
 /** A definition in the symbol graph. */
 export interface Definition {
   /** Simple name, e.g. `request`. */
@@ -37,22 +38,6 @@ export interface Definition {
   signature: string;
   /** First non-empty line of the docstring, if any. */
   docstring?: string;
-}
-
-/** One `import x` / `from x import y` statement. */
-export interface ImportRecord {
-  /** Module as written, with leading dots for relative imports (`..util`). */
-  module: string;
-  /**
-   * Imported names with their local alias; empty for `import module`. `*` for star imports.
-   * `resolvedPath` is set when the name is itself a submodule (`from pkg import sub` -> `pkg/sub.py`).
-   */
-  names: { name: string; alias?: string; resolvedPath?: string }[];
-  /** Alias for `import module as alias`. */
-  alias?: string;
-  line: number;
-  /** Workspace-relative path of the module file when it resolves inside the workspace. */
-  resolvedPath?: string;
 }
 
 /** Everything the index knows about one file. */

@@ -4,16 +4,17 @@ import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { nodeDiscoveryFs } from '../workspace/discoveryFs.js';
 import { buildFileIndex } from './fileIndexer.js';
-import { createPythonParser, type PythonParser } from './parser.js';
+import { createParserForPath } from '../languages/registry.js';
+import type { SyntaxParser } from '../languages/syntaxTree.js';
 import type { DocumentEdit } from './textEdits.js';
 import type { FileChange, FileIndex } from './types.js';
 import { WorkspaceIndex } from './workspaceIndex.js';
 
 let tmp: string;
-let parser: PythonParser;
+let parser: SyntaxParser;
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'rs-index-'));
-  parser = await createPythonParser();
+  parser = await createParserForPath('module.py');
 });
 afterAll(async () => {
   parser.dispose();

@@ -13,14 +13,14 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { defaultDiscoveryFs, reportSkip, type DiscoveryFs, type SkippedPath } from '../workspace/discoveryFs.js';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../workspace/fileFilters.js';
-import { discoverSingleFile, readCandidate, walkPythonFiles, type CandidateFile, type DiscoveredFile, type DiscoveryOptions } from '../workspace/fileDiscovery.js';
+import { discoverSingleFile, readCandidate, walkSourceFiles, type CandidateFile, type DiscoveredFile, type DiscoveryOptions } from '../workspace/fileDiscovery.js';
 import { resolveRoots, type WorkspaceRoot } from '../workspace/paths.js';
 import { BufferOverlay } from './bufferOverlay.js';
 import { DEFAULT_CHUNK_OPTIONS, validateChunkOptions, type ChunkOptions } from './chunker.js';
 import { buildFileIndex } from './fileIndexer.js';
 import { DEFAULT_WORKSPACE_BOUND, type DocumentResult, type IndexProgress, type IndexRootsResult, type UpsertResult, type WorkspaceBoundHit, type WorkspaceIndexOptions, type WorkspaceIndexStats } from './indexResults.js';
 import { IndexStore } from './indexStore.js';
-import { createPythonParser, type PythonParser } from './parser.js';
+import { createParserSet, PROJECT_FILE_NAMES, type ParserSet } from '../languages/registry.js';
 import { applyEdits, type DocumentChange, type DocumentEdit } from './textEdits.js';
 import type { Chunk, Definition, FileChange, FileIndex, IndexView } from './types.js';
 
@@ -49,8 +49,8 @@ export class WorkspaceIndex implements IndexView {
   private readonly settledDuringPass = new Set<string>();
   /** Real path of each indexed disk file -> the relPath it is indexed under (aliasOwner). */
   private readonly realPathOwners = new Map<string, string>();
-  private readonly parserReady: Promise<PythonParser | undefined>;
-  private parser?: PythonParser;
+  private readonly parserReady: Promise<ParserSet | undefined>;
+  private parsers?: ParserSet;
   private parserError?: Error;
   private nextTicket = 0;
   private roots: WorkspaceRoot[] = [];
@@ -58,7 +58,7 @@ export class WorkspaceIndex implements IndexView {
   private lastSkipped = 0;
   private disposed = false;
 
-  /** Usable at once: without `options.parser` it loads one in the background (see {@link ready}). */
+  /** Usable at once: without `options.parsers` it loads them in the background (see {@link ready}). */
   constructor(options: WorkspaceIndexOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     const { windowLines, windowStride, maxChunkLines } = { ...DEFAULT_CHUNK_OPTIONS, ...definedOnly(options) };
@@ -71,21 +71,21 @@ export class WorkspaceIndex implements IndexView {
     this.bound = { maxFiles: options.maxFiles ?? DEFAULT_WORKSPACE_BOUND.maxFiles, maxBytes: options.maxBytes ?? DEFAULT_WORKSPACE_BOUND.maxBytes };
     this.store = new IndexStore(this.logger);
     this.buffers = new BufferOverlay({
-      store: this.store, parser: () => this.parser, roots: () => this.roots,
+      store: this.store, parsers: () => this.parsers, roots: () => this.roots,
       limits: this.limits, chunkOptions: this.chunkOptions, reportSkip: (skip) => this.reportSkip(skip),
     });
-    this.parser = options.parser;
-    this.parserReady = options.parser ? Promise.resolve(options.parser) : this.loadParser();
+    this.parsers = options.parsers;
+    this.parserReady = options.parsers ? Promise.resolve(options.parsers) : this.loadParsers();
   }
 
-  /** An index whose parser has loaded. */
+  /** An index whose parsers have loaded. */
   static async create(options: WorkspaceIndexOptions = {}): Promise<WorkspaceIndex> {
     const index = new WorkspaceIndex(options);
     await index.ready();
     return index;
   }
 
-  /** Resolves once the parser is loaded; rejects if the grammar cannot load (a fatal start-up error). */
+  /** Resolves once the parsers are loaded; rejects if a grammar cannot load (a fatal start-up error). */
   async ready(): Promise<void> {
     if (!(await this.parserReady)) throw this.parserError ?? new Error('the workspace index was disposed');
   }
@@ -118,7 +118,7 @@ export class WorkspaceIndex implements IndexView {
   }
 
   /**
-   * Index every Python file of `roots` (replacing any previous roots): files no longer found are
+   * Index every source file of `roots` (replacing any previous roots): files no longer found are
    * dropped, open buffers keep precedence. A newer call or the signal cancels this one, keeping
    * what was indexed so far. Yields to the event loop every `yieldEvery` files.
    */
@@ -132,11 +132,12 @@ export class WorkspaceIndex implements IndexView {
     this.settledDuringPass.clear();
     await this.ready();
     this.roots = await resolveRoots(roots);
+    this.store.forgetProjectFiles(); // Read again where resolution needs them: they may have changed unwatched.
     this.buffers.relocateAll();
     const discovery = this.discoveryOptions(options.signal);
     let candidates: CandidateFile[] = [];
     const skipped: SkippedPath[] = [];
-    for await (const event of walkPythonFiles(this.roots, discovery)) {
+    for await (const event of walkSourceFiles(this.roots, discovery)) {
       if (event.kind === 'candidate') candidates.push(event.file);
       else skipped.push(event.skip);
       if (candidates.length >= this.bound.maxFiles) break; // the walk of a huge tree stops here too
@@ -158,6 +159,7 @@ export class WorkspaceIndex implements IndexView {
    */
   async upsertFromDisk(absPath: string): Promise<UpsertResult> {
     const abs = path.resolve(absPath);
+    if (this.projectFileChanged(abs)) return { kind: 'project-file' };
     if (this.buffers.owns(abs)) return { kind: 'buffer-open' };
     const ticket = this.takeTicket(abs);
     if (!(await this.parserReady) || this.disposed) return { kind: 'unavailable', detail: this.parserError?.message ?? 'disposed' };
@@ -186,8 +188,9 @@ export class WorkspaceIndex implements IndexView {
   }
 
   /** Forget a file deleted on disk; an open buffer for it stays indexed. */
-  remove(absPath: string): { kind: 'removed' | 'not-indexed' | 'buffer-open' } {
+  remove(absPath: string): { kind: 'removed' | 'not-indexed' | 'buffer-open' | 'project-file' } {
     const abs = path.resolve(absPath);
+    if (this.projectFileChanged(abs)) return { kind: 'project-file' };
     this.tickets.delete(abs); // A disk read in flight for this file is now stale.
     this.settledDuringPass.add(abs);
     const relPath = this.store.relPathOf(abs);
@@ -224,7 +227,7 @@ export class WorkspaceIndex implements IndexView {
    * so continuous typing cannot postpone it forever).
    */
   applyDocumentChange(absPath: string, change: DocumentChange): DocumentResult {
-    const defer = this.bufferIndexDelayMs > 0 && this.parser !== undefined;
+    const defer = this.bufferIndexDelayMs > 0 && this.parsers !== undefined;
     const result = this.buffers.edit(path.resolve(absPath), change, defer);
     if (result.kind === 'deferred' && !this.bufferFlushTimer) {
       this.bufferFlushTimer = setTimeout(() => this.flushBufferEdits(), this.bufferIndexDelayMs);
@@ -292,20 +295,28 @@ export class WorkspaceIndex implements IndexView {
     this.disposed = true;
     this.generation++;
     this.buffers.dispose();
-    this.parser?.dispose();
-    delete this.parser;
+    this.parsers?.dispose();
+    delete this.parsers;
   }
 
-  private loadParser(): Promise<PythonParser | undefined> {
-    return createPythonParser().then(
-      (parser) => {
+  /** A project file changed (`go.mod`, `package.json`): imports are resolved again. */
+  private projectFileChanged(abs: string): boolean {
+    if (!PROJECT_FILE_NAMES.has(path.basename(abs))) return false;
+    this.store.projectFileChanged();
+    this.store.commit();
+    return true;
+  }
+
+  private loadParsers(): Promise<ParserSet | undefined> {
+    return createParserSet().then(
+      (parsers) => {
         if (this.disposed) {
-          parser.dispose();
+          parsers.dispose();
           return undefined;
         }
-        this.parser = parser;
-        this.buffers.indexAll(); // Documents opened while the grammar loaded were held.
-        return parser;
+        this.parsers = parsers;
+        this.buffers.indexAll(); // Documents opened while the grammars loaded were held.
+        return parsers;
       },
       (error: unknown) => {
         this.parserError = error instanceof Error ? error : new Error(String(error));
@@ -355,8 +366,9 @@ export class WorkspaceIndex implements IndexView {
 
   /** Parse, extract, free the tree, stage. Skipped when an open buffer owns the file. */
   private indexDiskFile(file: DiscoveredFile): boolean {
-    if (!this.parser || this.buffers.owns(file.absPath, file.relPath)) return false;
-    const tree = this.parser.parse(file.text);
+    const parser = this.parsers?.forPath(file.relPath);
+    if (!parser || this.buffers.owns(file.absPath, file.relPath)) return false;
+    const tree = parser.parse(file.text);
     let index: FileIndex;
     try {
       index = buildFileIndex(

@@ -11,8 +11,9 @@ export function onDidOpen(state: ServerState) {
       state.logger.warn('didOpen without a string uri and text: ignored');
       return;
     }
-    const { uri, version, text } = document;
+    const { uri, version, text, languageId } = document;
     state.unknownDocuments.delete(uri);
-    state.engine?.openDocument(uri, text, version);
+    // The type says string; a malformed message may still send anything.
+    state.engine?.openDocument(uri, text, version, typeof languageId === 'string' ? languageId : undefined);
   };
 }

@@ -7,14 +7,19 @@ import {
   DidChangeConfigurationNotification, DidChangeWatchedFilesNotification,
   type InitializedParams,
 } from 'vscode-languageserver/node';
+import { LANGUAGES, PROJECT_FILE_NAMES } from '../languages/registry.js';
 import { onDidChangeWorkspaceFolders } from './didChangeWorkspaceFolders.js';
 import { guardNotification } from './guard.js';
 import { runIndexing } from './indexing.js';
 import { SETTINGS_SECTION } from './settingsPatch.js';
 import type { ServerState } from './state.js';
 
-/** Files whose changes the index follows. */
-export const WATCHED_GLOBS = ['**/*.py', '**/.gitignore'];
+/** Files whose changes the index follows: every registered language's sources and project files. */
+export const WATCHED_GLOBS = [
+  ...LANGUAGES.flatMap((language) => language.extensions.map((ext) => `**/*${ext}`)),
+  ...[...PROJECT_FILE_NAMES].map((name) => `**/${name}`),
+  '**/.gitignore',
+];
 
 /** Handles `initialized`. */
 export function onInitialized(state: ServerState) {

@@ -2,6 +2,7 @@
  * The narrow port between the completion pipeline and a language model.
  * model/llama/ implements it with node-llama-cpp; tests of orchestration may fake it.
  */
+import type { LanguageId } from '../../../shared/languages.js';
 import type { StopReason } from '../../../shared/messages.js';
 import type { DeclaredLayout, TriggerSoftmax } from './reposhapleyKeys.js';
 
@@ -56,6 +57,11 @@ export interface ModelInfo {
    * (GGUF key `reposhapley.control_tokens_trained`); models that do not say are trusted.
    */
   controlTokensTrained: boolean;
+  /**
+   * The languages the control rows were trained on, when the pack says; `auto` runs `full` in
+   * others. Packs that do not say were made by models/, which trains on Python only.
+   */
+  controlLanguages?: readonly LanguageId[];
   /** t_c recorded by the export (GGUF `reposhapley.need_threshold`), used when the user sets none. */
   needThreshold?: number;
   /** Prefix lines repeated after <MID> (GGUF `reposhapley.echo_lines`, prompt/sequences.ts); 0 when unset. */

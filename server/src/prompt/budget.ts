@@ -4,6 +4,7 @@
  * left-truncates the input context). Chunks are packed in rank order; one that does not fit is
  * reduced to its signature before it is dropped (Rivet §3.4, Budget Shaping).
  */
+import { languageOfPath } from '../languages/registry.js';
 import type { Candidate } from '../retrieval/types.js';
 import type { PromptBudgets } from '../../../shared/settings.js';
 import { LineTokenizer, splitKeepingNewlines } from './lineTokenizer.js';
@@ -87,10 +88,18 @@ export function packCandidates(
   return packed;
 }
 
-/** The paper heads each chunk by its path; we add the line range so users can find it. */
+/**
+ * The paper heads each chunk by its path; we add the line range so users can find it, as a
+ * comment of the chunk's language (`#` where none is known).
+ */
 export function chunkBody(candidate: Candidate, body: string): string {
   const { relPath, startLine } = candidate.chunk;
-  return `# ${relPath}:${startLine + 1}\n${withFinalNewline(body)}`;
+  return `${lineCommentOf(relPath)} ${relPath}:${startLine + 1}\n${withFinalNewline(body)}`;
+}
+
+/** The line comment of a file's language; `#` for a file of no registered language. */
+export function lineCommentOf(relPath: string): string {
+  return languageOfPath(relPath)?.editing.lineComment ?? '#';
 }
 
 /** `text` ending in exactly the newline it has, or one added. */

@@ -1,10 +1,11 @@
 /**
  * Plain fill-in-the-middle layout for models without RepoShapley's control tokens
  * (StarCoder, CodeLlama, DeepSeek-Coder, Qwen2.5-Coder: all prefix-suffix-middle order).
- * Cross-file chunks go before the prefix as Python comments, headed by their path, so the
+ * Cross-file chunks go before the prefix as comments, headed by their path, so the
  * prefix stays valid code (the CrossCodeEval convention).
  */
 import type { Candidate } from '../retrieval/types.js';
+import { lineCommentOf } from './budget.js';
 import type { PromptPlan } from './sequences.js';
 import { special, type Segment } from './segments.js';
 
@@ -20,8 +21,12 @@ export function plainFimSegments(plan: PromptPlan, kept: readonly number[]): Seg
   ];
 }
 
-/** A candidate as Python comments headed by its path and line, so the prefix stays valid code. */
+/**
+ * A candidate as comments headed by its path and line, so the prefix stays valid code: comments
+ * of the candidate's language, which is the document's but for a cross-language candidate.
+ */
 export function commentedChunk(candidate: Candidate, body: string): string {
-  const lines = body.replace(/\n$/, '').split('\n').map((line) => (line ? `# ${line}` : '#'));
-  return `# Context from ${candidate.chunk.relPath}:${candidate.chunk.startLine + 1}\n${lines.join('\n')}\n`;
+  const comment = lineCommentOf(candidate.chunk.relPath);
+  const lines = body.replace(/\n$/, '').split('\n').map((line) => (line ? `${comment} ${line}` : comment));
+  return `${comment} Context from ${candidate.chunk.relPath}:${candidate.chunk.startLine + 1}\n${lines.join('\n')}\n`;
 }

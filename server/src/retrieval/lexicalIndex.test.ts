@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
 import { WorkspaceIndex } from '../indexing/workspaceIndex.js';
 import { LexicalIndex } from './lexicalIndex.js';
+import { keywordsOf } from './tokens.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test/fixtures/retrieval-ws');
 const TYPED = path.join(ROOT, 'app/report.py');
@@ -22,7 +23,7 @@ async function indexed(rebuildSlack: number): Promise<{ index: WorkspaceIndex; l
 }
 
 function ranking(lexical: LexicalIndex): string[] {
-  const { jaccard, bm25 } = lexical.rank(QUERY, 10, () => false);
+  const { jaccard, bm25 } = lexical.rank(QUERY, 10, () => false, keywordsOf('query.py'));
   return [...jaccard, ...bm25].map((w) => `${w.chunk.relPath}:${w.chunk.startLine} ${w.score.toFixed(6)}`);
 }
 

@@ -13,7 +13,7 @@
 import type { Chunk, FileChange, FileIndex, IndexView } from '../indexing/types.js';
 import { fnv1a } from '../util/hashing.js';
 import { Postings } from './postings.js';
-import { identifierTokens, termFrequencies } from './tokens.js';
+import { identifierTokens, keywordsOf, termFrequencies } from './tokens.js';
 
 /** BM25 parameters (the usual Okapi defaults). */
 const BM25_K1 = 1.2;
@@ -102,8 +102,8 @@ export class LexicalIndex {
   }
 
   /** Top `depth` windows by Jaccard and by BM25 for `queryText`, skipping excluded ones. */
-  rank(queryText: string, depth: number, exclude: (chunk: Chunk) => boolean): LexicalRankings {
-    const queryTokens = [...termFrequencies(queryText).keys()];
+  rank(queryText: string, depth: number, exclude: (chunk: Chunk) => boolean, keywords: ReadonlySet<string>): LexicalRankings {
+    const queryTokens = [...termFrequencies(queryText, keywords).keys()];
     const query = queryTokens.flatMap((t) => {
       const id = this.tokenIds.get(t);
       return id === undefined ? [] : [id];
@@ -192,8 +192,9 @@ export class LexicalIndex {
    */
   private tokenizeLines(relPath: string, file: FileIndex): LineTokens[] {
     const cache = file.fromBuffer ? this.bufferLines.get(relPath) : undefined;
+    const keywords = keywordsOf(relPath);
     const lines = file.lines.map((text) => cache?.get(text) ?? {
-      tokens: Int32Array.from(identifierTokens(text), (token) => this.internToken(token)), hash: fnv1a(text),
+      tokens: Int32Array.from(identifierTokens(text, keywords), (token) => this.internToken(token)), hash: fnv1a(text),
     });
     if (file.fromBuffer) this.bufferLines.set(relPath, new Map(file.lines.map((text, i) => [text, lines[i]!])));
     else this.bufferLines.delete(relPath);

@@ -4,6 +4,7 @@
  * Query = the last w lines of the prefix (RepoShapley A.4, Q = Xp[-w:]).
  */
 import type { Chunk, IndexView } from '../indexing/types.js';
+import { keywordsOf } from './tokens.js';
 import type { LexicalIndex, ScoredWindow } from './lexicalIndex.js';
 import {
   definitionCandidates, importCandidates, importOutline, namesAroundCursor, usageCandidates, type RankedCandidate,
@@ -48,7 +49,7 @@ export class Retriever {
     const isExcluded = cursorRegionFilter(query, options.windowLines);
     const depth = options.topK * DEPTH_PER_K;
     const queryText = query.prefixLines.slice(-options.windowLines).join('\n');
-    const lexical = this.lexical.rank(queryText, depth, isExcluded);
+    const lexical = this.lexical.rank(queryText, depth, isExcluded, query.keywords ?? keywordsOf(query.relPath));
     const rankings: RankedCandidate[][] = [
       this.lexicalRanking(lexical.jaccard, 'jaccard'),
       this.lexicalRanking(lexical.bm25, 'bm25'),

@@ -6,7 +6,9 @@
  * workspace, in one compact candidate (Rivet §3.4: signatures before dropping).
  */
 import type { Chunk, Definition, FileIndex, IndexView } from '../indexing/types.js';
-import { identifierTokens } from './tokens.js';
+import type { EditingRules } from '../languages/language.js';
+import { languageOfPath } from '../languages/registry.js';
+import { identifierTokens, keywordsOf } from './tokens.js';
 import type { Candidate, CandidateSource, RetrievalQuery } from './types.js';
 
 /** Definitions per name: more are usually overloads in unrelated modules, i.e. noise. */
@@ -31,7 +33,8 @@ export interface RankedCandidate extends Omit<Candidate, 'score'> {
 export function namesAroundCursor(query: RetrievalQuery, windowLines: number): string[] {
   const before = query.prefixLines.slice(-windowLines).join('\n');
   const after = query.suffixText.split('\n', SUFFIX_LINES_FOR_NAMES).join('\n');
-  const ordered = [...identifierTokens(before).reverse(), ...identifierTokens(after)];
+  const keywords = query.keywords ?? keywordsOf(query.relPath);
+  const ordered = [...identifierTokens(before, keywords).reverse(), ...identifierTokens(after, keywords)];
   return [...new Set(ordered)];
 }
 
@@ -58,13 +61,10 @@ export function importCandidates(
   view: IndexView, query: RetrievalQuery, isExcluded: (c: Chunk) => boolean,
 ): RankedCandidate[] {
   const result: RankedCandidate[] = [];
-  for (const record of query.file?.imports ?? []) {
-    if (!record.resolvedPath) continue;
-    for (const { name } of record.names) {
-      const definition = definitionImported(view, record.resolvedPath, name);
-      const candidate = definition && definitionCandidate(view, definition, 'import');
-      if (candidate && !isExcluded(candidate.chunk)) result.push(candidate);
-    }
+  if (!query.file) return result;
+  for (const { definition } of importBindings(view, query.file)) {
+    const candidate = definitionCandidate(view, definition, 'import');
+    if (candidate && !isExcluded(candidate.chunk)) result.push(candidate);
   }
   return result;
 }
@@ -80,11 +80,12 @@ export function importCandidates(
 export function importOutline(view: IndexView, query: RetrievalQuery): RankedCandidate | undefined {
   const file = query.file;
   if (!file || !query.relPath) return undefined;
-  const chosen = mostUsedFirst(importedDefinitions(view, file), file);
+  const chosen = mostUsedFirst(importedDefinitions(view, file), file, commentOf(query.relPath));
   if (chosen.length === 0) return undefined;
+  const comment = commentOf(query.relPath);
   const lines: string[] = [];
   for (const relPath of new Set(chosen.map((e) => e.definition.relPath))) {
-    lines.push(`# ${relPath}`, ...chosen.filter((e) => e.definition.relPath === relPath).map(outlineLine));
+    lines.push(`${comment} ${relPath}`, ...chosen.filter((e) => e.definition.relPath === relPath).map((e) => outlineLine(e, comment)));
   }
   const importLines = file.imports.map((i) => i.line);
   const startLine = Math.min(...importLines);
@@ -106,30 +107,46 @@ interface ImportedDefinition {
 function importedDefinitions(view: IndexView, file: FileIndex): ImportedDefinition[] {
   const found: ImportedDefinition[] = [];
   const seen = new Set<string>();
+  for (const binding of importBindings(view, file)) {
+    const key = `${binding.definition.relPath}:${binding.definition.startLine}`;
+    if (!seen.has(key)) found.push(binding);
+    seen.add(key);
+  }
+  return found;
+}
+
+/**
+ * The workspace definitions a file's imports bind, in import order: each name imported from a
+ * resolved module; and, where an import names a package of files (Go), the package's top-level
+ * definitions the file uses (`store.Open` references `Open`).
+ */
+function* importBindings(view: IndexView, file: FileIndex): Generator<ImportedDefinition> {
   for (const record of file.imports) {
+    for (const relPath of record.packageFiles ?? []) {
+      for (const definition of view.file(relPath)?.definitions ?? []) {
+        if (definition.qualifiedName === definition.name && file.references.has(definition.name)) yield { local: definition.name, definition };
+      }
+    }
     if (!record.resolvedPath) continue;
     for (const { name, alias } of record.names) {
       const definition = definitionImported(view, record.resolvedPath, name);
-      if (!definition || seen.has(`${definition.relPath}:${definition.startLine}`)) continue;
-      seen.add(`${definition.relPath}:${definition.startLine}`);
-      found.push({ local: alias ?? name, definition });
+      if (definition) yield { local: alias ?? name, definition };
     }
   }
-  return found;
 }
 
 /**
  * The entries that fit the outline, most-used in the document first (ties in import order).
  * Each entry is charged its line plus a file header, an upper bound on what it adds.
  */
-function mostUsedFirst(entries: ImportedDefinition[], file: FileIndex): ImportedDefinition[] {
+function mostUsedFirst(entries: ImportedDefinition[], file: FileIndex, comment: string): ImportedDefinition[] {
   const uses = (entry: ImportedDefinition) => file.references.get(entry.local)?.length ?? 0;
   const ranked = entries.map((entry, order) => ({ entry, order, uses: uses(entry) }))
     .sort((a, b) => b.uses - a.uses || a.order - b.order);
   const chosen: ImportedDefinition[] = [];
   let chars = 0;
   for (const { entry } of ranked) {
-    const cost = outlineLine(entry).length + entry.definition.relPath.length + 3;
+    const cost = outlineLine(entry, comment).length + entry.definition.relPath.length + 3;
     if (chosen.length === MAX_OUTLINE_ENTRIES || chars + cost > MAX_OUTLINE_CHARS) break;
     chosen.push(entry);
     chars += cost;
@@ -143,8 +160,13 @@ function definitionImported(view: IndexView, relPath: string, name: string): Def
   return view.definitionsNamed(name).find((d) => d.relPath === relPath && d.qualifiedName === name);
 }
 
-function outlineLine({ local, definition }: ImportedDefinition): string {
-  return local === definition.name ? definition.signature : `${definition.signature}  # as ${local}`;
+function outlineLine({ local, definition }: ImportedDefinition, comment: string): string {
+  return local === definition.name ? definition.signature : `${definition.signature}  ${comment} as ${local}`;
+}
+
+/** The line comment of the file's language (the outline is written as its code); `#` when none is known. */
+function commentOf(relPath: string | undefined): string {
+  return (relPath === undefined ? undefined : languageOfPath(relPath)?.editing.lineComment) ?? '#';
 }
 
 /** Call sites of the function enclosing the cursor, in other places of the workspace. */
@@ -184,9 +206,16 @@ function definitionCandidate(view: IndexView, definition: Definition, source: Ca
     (c) => c.symbol === definition.qualifiedName && c.kind === definition.kind && (c.part?.index ?? 1) === 1,
   );
   if (!chunk) return undefined;
-  const signature = definition.docstring ? `${definition.signature}\n    """${definition.docstring}"""` : definition.signature;
+  const editing = languageOfPath(definition.relPath)?.editing;
+  const signature = definition.docstring && editing ? documented(editing, definition.signature, definition.docstring) : definition.signature;
   const text = view.chunkText(chunk);
-  return { chunk, text: definition.kind === 'class' ? withMethodSignatures(text, definition, file.definitions) : text, sources: [source], source, signature };
+  const shown = definition.kind === 'class' && editing ? withMethodSignatures(text, definition, file.definitions, editing) : text;
+  return { chunk, text: shown, sources: [source], source, signature };
+}
+
+/** A signature with its documentation, as the language writes one (Rivet §3.4: signatures before dropping). */
+function documented(editing: EditingRules, signature: string, documentation: string): string {
+  return editing.documented ? editing.documented(signature, documentation) : `${editing.lineComment} ${documentation}\n${signature}`;
 }
 
 /**
@@ -195,10 +224,11 @@ function definitionCandidate(view: IndexView, definition: Definition, source: Ca
  * methods follow as signatures (Rivet §3.4: reduce to signatures), so the candidate is the
  * class's interface. Nested classes' methods are left out.
  */
-function withMethodSignatures(text: string, definition: Definition, definitions: readonly Definition[]): string {
+function withMethodSignatures(text: string, definition: Definition, definitions: readonly Definition[], editing: EditingRules): string {
   const prefix = `${definition.qualifiedName}.`;
   const methods = definitions.filter((d) => d.kind === 'method' && d.qualifiedName.startsWith(prefix) && !d.qualifiedName.slice(prefix.length).includes('.'));
   if (methods.length === 0) return text;
   const body = text.endsWith('\n') ? text : `${text}\n`;
-  return body + methods.map((m) => `    ${m.signature} ...\n`).join('');
+  const stub = editing.memberStub ?? ((signature: string) => signature);
+  return body + methods.map((m) => `    ${stub(m.signature)}\n`).join('');
 }

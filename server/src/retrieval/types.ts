@@ -26,6 +26,8 @@ export interface RetrievalQuery {
   file?: FileIndex;
   /** Workspace-relative path of the document, if inside a root. */
   relPath?: string;
+  /** The keywords of the document's language, left out of its identifier tokens (none when unknown). */
+  keywords?: ReadonlySet<string>;
   /** Lines of the prefix; the last one is the cursor line up to the cursor. */
   prefixLines: string[];
   /** Text after the cursor (only its first lines are used). */

@@ -107,7 +107,7 @@ export function skipForError(absPath: string, relPath: string, error: unknown): 
 }
 
 /** Routine skips go to debug: a repo has thousands of ignored files and nobody needs them at info. */
-const ROUTINE: ReadonlySet<SkipReason> = new Set(['ignored-by-gitignore', 'vendored-or-generated-directory', 'not-python']);
+const ROUTINE: ReadonlySet<SkipReason> = new Set(['ignored-by-gitignore', 'vendored-or-generated-directory', 'not-source']);
 
 /** Logs each skip once per (reason, path) across runs sharing `reported`, and returns it. */
 export function reportSkip(skip: SkippedPath, logger: Logger, reported: Set<string>): SkippedPath {

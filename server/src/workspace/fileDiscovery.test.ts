@@ -185,10 +185,10 @@ describe('failures are skips, never exceptions', () => {
     expect(skipped).toEqual([expect.objectContaining({ relPath: '', reason: 'unreadable' })]);
   });
 
-  test('a workspace without Python gives no files and no error', async () => {
+  test('a workspace without source of a registered language gives no files and no error', async () => {
     const empty = path.join(tmp, 'no-python');
     await put(path.join(empty, 'README.md'), '# hi\n');
-    await put(path.join(empty, 'src', 'main.rs'), 'fn main() {}\n');
+    await put(path.join(empty, 'src', 'main.c'), 'int main(void) { return 0; }\n');
     expect(await discoverAll([empty])).toEqual({ files: [], skipped: [], cancelled: false });
   });
 
@@ -209,7 +209,7 @@ describe('single files (watcher events) follow the same rules', () => {
     ['sub/local.py', 'ignored-by-gitignore'],
     ['build_out/x.py', 'ignored-by-gitignore'],
     ['pkg/vendor/deep.py', 'vendored-or-generated-directory'],
-    ['notes.txt', 'not-python'],
+    ['notes.txt', 'not-source'],
     ['big.py', 'too-large'],
     ['link_secret.py', 'outside-workspace'],
     ['link_out/secret.py', 'outside-workspace'],

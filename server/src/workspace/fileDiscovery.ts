@@ -1,10 +1,12 @@
 /**
- * Finds the Python files of one or more workspace roots that are worth indexing.
- * Two stages, so callers can count before they read: {@link walkPythonFiles} applies path rules
+ * Finds the source files (of every registered language) of one or more workspace roots that are
+ * worth indexing.
+ * Two stages, so callers can count before they read: {@link walkSourceFiles} applies path rules
  * (vendored trees, .gitignore, symlinks) and {@link readCandidate} applies content rules
  * (size, binary, minified) and decodes. Nothing outside the roots is ever read.
  */
 import * as path from 'node:path';
+import { isSourcePath } from '../languages/registry.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { DEFAULT_CONTENT_LIMITS, checkFileBytes, isTooLarge, type ContentLimits } from './fileFilters.js';
 import { defaultDiscoveryFs, reportSkip, skipForError, type DirEntry, type DiscoveryFs, type ExactRead, type SkippedPath } from './discoveryFs.js';
@@ -23,7 +25,7 @@ export interface DiscoveryOptions {
   reported?: Set<string>;
 }
 
-/** A Python file that passed the path rules; its content is not read yet. */
+/** A source file that passed the path rules; its content is not read yet. */
 export interface CandidateFile {
   root: WorkspaceRoot;
   /** Absolute path built from the root as given (what editors send back as URIs). */
@@ -85,7 +87,7 @@ function contextFor(roots: readonly WorkspaceRoot[], options: DiscoveryOptions):
  * (or a cycle) whatever the names, so files are indexed under their real location. Stops quietly
  * on abort.
  */
-export async function* walkPythonFiles(roots: readonly WorkspaceRoot[], options: DiscoveryOptions = {}): AsyncGenerator<WalkEvent> {
+export async function* walkSourceFiles(roots: readonly WorkspaceRoot[], options: DiscoveryOptions = {}): AsyncGenerator<WalkEvent> {
   const ctx = contextFor(roots, options);
   for (const root of roots) {
     if (ctx.signal?.aborted) return;
@@ -127,13 +129,13 @@ async function withGitignore(ctx: WalkContext, entries: DirEntry[], dir: DirVisi
 async function* visitEntry(ctx: WalkContext, dir: DirVisit, entry: DirEntry, isLink: boolean): AsyncGenerator<WalkEvent> {
   const absPath = path.join(dir.abs, entry.name);
   const relPath = dir.rel === '' ? entry.name : `${dir.rel}/${entry.name}`;
-  const isPython = entry.name.endsWith('.py');
+  const isSource = isSourcePath(entry.name);
   const target = isLink
     ? await resolveLink(ctx, absPath, relPath)
     : { type: entry.isDirectory() ? 'dir' as const : entry.isFile() ? 'file' as const : 'other' as const, real: path.join(dir.real, entry.name) };
   if ('skip' in target) {
-    // Only symlinks get here. A dangling link not named .py was never going to be indexed: no noise.
-    if (isPython || target.skip.reason !== 'unreadable') yield ctx.skip(target.skip);
+    // Only symlinks get here. A dangling link to no source file was never going to be indexed: no noise.
+    if (isSource || target.skip.reason !== 'unreadable') yield ctx.skip(target.skip);
     return;
   }
   if (target.type === 'dir') {
@@ -145,7 +147,7 @@ async function* visitEntry(ctx: WalkContext, dir: DirVisit, entry: DirEntry, isL
     }
     ctx.visitedDirs.add(target.real);
     yield* walkDir(ctx, { root: dir.root, abs: absPath, real: target.real, rel: relPath, rules: dir.rules });
-  } else if (target.type === 'file' && isPython) {
+  } else if (target.type === 'file' && isSource) {
     yield fileEvent(ctx, dir.root, absPath, relPath, target.real, dir.rules);
   }
 }
@@ -222,21 +224,21 @@ async function readBytes(fs: DiscoveryFs, realPath: string, limits: ContentLimit
 }
 
 /** Walk and read in one pass: the files to index, in deterministic order, and every skip. */
-export async function* discoverPythonFiles(roots: readonly string[], options: DiscoveryOptions = {}): AsyncGenerator<DiscoveryEvent> {
+export async function* discoverSourceFiles(roots: readonly string[], options: DiscoveryOptions = {}): AsyncGenerator<DiscoveryEvent> {
   const shared = { ...options, reported: options.reported ?? new Set<string>() };
-  for await (const event of walkPythonFiles(await resolveRoots(roots), shared)) {
+  for await (const event of walkSourceFiles(await resolveRoots(roots), shared)) {
     if (event.kind === 'skip') yield event;
     else yield await readCandidate(event.file, shared);
   }
 }
 
-/** Everything {@link discoverPythonFiles} finds, collected; `cancelled` when the signal fired. */
+/** Everything {@link discoverSourceFiles} finds, collected; `cancelled` when the signal fired. */
 export async function discoverAll(
   roots: readonly string[], options: DiscoveryOptions = {},
 ): Promise<{ files: DiscoveredFile[]; skipped: SkippedPath[]; cancelled: boolean }> {
   const files: DiscoveredFile[] = [];
   const skipped: SkippedPath[] = [];
-  for await (const event of discoverPythonFiles(roots, options)) {
+  for await (const event of discoverSourceFiles(roots, options)) {
     if (event.kind === 'file') files.push(event.file);
     else skipped.push(event.skip);
   }
@@ -254,7 +256,7 @@ export async function discoverSingleFile(absPath: string, roots: readonly Worksp
   const located = locateInRoots(absPath, roots, () => real);
   if (!located) return report({ absPath, relPath: '', reason: 'outside-workspace', detail: `${real} is outside every root` });
   const { root, relPath } = located;
-  if (!relPath.endsWith('.py')) return report({ absPath, relPath, reason: 'not-python', detail: 'not a .py file' });
+  if (!isSourcePath(relPath)) return report({ absPath, relPath, reason: 'not-source', detail: 'no registered language reads it' });
   const gitignores = new Map<string, string | undefined>();
   for (const dir of ancestorDirs(relPath)) {
     gitignores.set(dir, await fs.readFile(gitignorePath(root.path, dir)).then((b) => new TextDecoder().decode(b), () => undefined));

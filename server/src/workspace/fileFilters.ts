@@ -12,7 +12,7 @@ export type SkipReason =
   | 'unreadable'
   | 'outside-workspace'
   | 'symlink-loop'
-  | 'not-python';
+  | 'not-source';
 
 /** Thresholds for {@link checkFileBytes} / {@link checkText}. */
 export interface ContentLimits {

@@ -5,11 +5,14 @@
  */
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { SKIPPED_DIRECTORY_NAMES } from '../languages/registry.js';
 
-/** Directory names whose subtrees are third-party, generated or tool state, never project code. */
+/**
+ * Directory names whose subtrees are third-party, generated or tool state, never project code:
+ * these, and each registered language's own (`target/`, `__pycache__/`).
+ */
 export const VENDORED_DIR_NAMES: ReadonlySet<string> = new Set([
-  'vendor', '_vendor', 'third_party', 'site-packages', 'dist', 'build', '.venv', 'venv',
-  'node_modules', 'migrations', '__pycache__', '.git', '.tox', '.mypy_cache',
+  'vendor', '_vendor', 'third_party', 'dist', 'build', 'node_modules', '.git', ...SKIPPED_DIRECTORY_NAMES,
 ]);
 
 /** The first vendored/generated component of a root-relative path, if any (the root's own path is never judged). */

@@ -1,16 +1,22 @@
+import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { discoverAll } from '../workspace/fileDiscovery.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { ImportRecord } from '../language.js';
 import { resolveImport } from './importResolver.js';
-import type { ImportRecord } from './types.js';
-import { WorkspaceIndex } from './workspaceIndex.js';
 
-const FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test/fixtures/index-pkg');
+const FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../test/fixtures/index-pkg');
+
+/** The fixture's .py files by relPath (it has no ignore rules or links to judge). */
+function pythonFilesUnder(root: string): string[] {
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((relPath) => relPath.endsWith('.py'))
+    .map((relPath) => relPath.split(path.sep).join('/'));
+}
 
 let files: Set<string>;
-beforeAll(async () => {
-  files = new Set((await discoverAll([FIXTURE])).files.map((f) => f.relPath));
+beforeAll(() => {
+  files = new Set(pythonFilesUnder(FIXTURE));
 });
 
 const record = (module: string, ...names: string[]): ImportRecord => ({ module, names: names.map((name) => ({ name })), line: 0 });
@@ -48,34 +54,5 @@ describe('resolveImport on the fixture workspace', () => {
     expect(resolveImport(record('requests', 'utils'), from('api.py', root), has).nameTargets).toEqual(['utils.py']);
     expect(resolveImport(record('.utils', 'quote'), from('api.py', root), has).resolvedPath).toBe('utils.py');
     expect(resolveImport(record('other.utils'), from('api.py', root), has).resolvedPath).toBeUndefined();
-  });
-});
-
-describe('WorkspaceIndex resolves imports after indexing', () => {
-  let index: WorkspaceIndex;
-  beforeAll(async () => {
-    index = await WorkspaceIndex.create();
-  });
-  afterAll(() => index.dispose());
-
-  test('imports of the fixture workspace point at its files', async () => {
-    await index.indexRoots([FIXTURE]);
-    const app = index.file('app.py')!;
-    expect(app.imports.map((i) => i.resolvedPath)).toEqual([
-      'src/pkg/util.py', 'src/pkg/__init__.py', 'src/pkg/sub/__init__.py', 'requests/api.py', undefined,
-    ]);
-    expect(app.imports[2]!.names[0]!.resolvedPath).toBe('src/pkg/sub/deep.py');
-    const deep = index.file('src/pkg/sub/deep.py')!;
-    expect(deep.imports.map((i) => i.resolvedPath)).toEqual([
-      'src/pkg/util.py', 'src/pkg/__init__.py', undefined, 'src/pkg/util.py', 'src/pkg/sub/__init__.py',
-    ]);
-  });
-
-  test('root that is the package itself', async () => {
-    await index.indexRoots([path.join(FIXTURE, 'requests')]);
-    expect(index.file('app.py')).toBeUndefined();
-    const api = index.file('api.py')!;
-    expect(api.imports.map((i) => i.resolvedPath)).toEqual(['utils.py', '__init__.py', 'utils.py', '__init__.py']);
-    expect(api.imports[1]!.names[0]!.resolvedPath).toBe('utils.py');
   });
 });

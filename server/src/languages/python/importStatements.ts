@@ -3,8 +3,8 @@
  * `from . import m`, `from m import *`, `from __future__ import annotations`.
  * Parenthesised multi-line forms need nothing special: the grammar gives the same fields.
  */
-import type { ImportRecord } from './types.js';
-import type { SyntaxNode } from './parser.js';
+import type { ImportRecord } from '../language.js';
+import type { SyntaxNode } from '../syntaxTree.js';
 
 /** Statement types that import. */
 export const IMPORT_STATEMENT_TYPES: ReadonlySet<string> = new Set([

@@ -9,8 +9,16 @@ import { Edit, Language, Parser, type Node, type Point, type Tree } from 'web-tr
 export type { Node as SyntaxNode, Point, Tree } from 'web-tree-sitter';
 export { Edit } from 'web-tree-sitter';
 
-/** A Python parser; positions in its trees are UTF-16 code units, like JS strings and LSP. */
-export interface PythonParser {
+/** A tree-sitter grammar: the npm package that ships it and its WASM file in that package. */
+export interface Grammar {
+  /** Package name, as pinned in package.json (`tree-sitter-python`). */
+  package: string;
+  /** The WASM file's name inside the package (`tree-sitter-python.wasm`). */
+  wasm: string;
+}
+
+/** A parser of one grammar; positions in its trees are UTF-16 code units, like JS strings and LSP. */
+export interface SyntaxParser {
   /**
    * Parse `text`. With `oldTree` (already `edit()`ed to match `text`) the parse is incremental.
    * The caller owns the returned tree and must `delete()` it; `oldTree` stays the caller's too.
@@ -20,24 +28,30 @@ export interface PythonParser {
   dispose(): void;
 }
 
-let pythonLanguage: Promise<Language> | undefined;
+let runtime: Promise<void> | undefined;
+const languages = new Map<string, Promise<Language>>();
 
-/** Initialise the WASM runtime and load the grammar once per process. */
-function loadPythonLanguage(): Promise<Language> {
-  pythonLanguage ??= (async () => {
-    await Parser.init();
-    const wasmPath = createRequire(import.meta.url).resolve('tree-sitter-python/tree-sitter-python.wasm');
-    return Language.load(wasmPath);
-  })().catch((error: unknown) => {
-    pythonLanguage = undefined; // Let a later call retry instead of caching the failure.
-    throw new Error('Could not load the tree-sitter Python grammar (is tree-sitter-python installed?)', { cause: error });
-  });
-  return pythonLanguage;
+/** Initialise the WASM runtime once and load each grammar once per process. */
+function loadLanguage(grammar: Grammar): Promise<Language> {
+  const key = `${grammar.package}/${grammar.wasm}`;
+  let loading = languages.get(key);
+  if (!loading) {
+    runtime ??= Parser.init().catch((error: unknown) => {
+      runtime = undefined;
+      throw error;
+    });
+    loading = runtime.then(() => Language.load(createRequire(import.meta.url).resolve(key))).catch((error: unknown) => {
+      languages.delete(key); // Let a later call retry instead of caching the failure.
+      throw new Error(`Could not load the tree-sitter grammar ${key} (is ${grammar.package} installed? npm ci installs it)`, { cause: error });
+    });
+    languages.set(key, loading);
+  }
+  return loading;
 }
 
-/** Create a parser; the first call loads the runtime and grammar (~65 ms), later calls are cheap. */
-export async function createPythonParser(): Promise<PythonParser> {
-  const language = await loadPythonLanguage();
+/** Create a parser; the first call for a grammar loads it (~65 ms), later calls are cheap. */
+export async function createParser(grammar: Grammar): Promise<SyntaxParser> {
+  const language = await loadLanguage(grammar);
   const parser = new Parser();
   parser.setLanguage(language);
   return {

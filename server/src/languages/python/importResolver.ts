@@ -15,20 +15,7 @@
  * is the single base ''.
  */
 import * as path from 'node:path';
-import type { ImportRecord } from './types.js';
-
-/** The importing file: its relPath and absolute path (the root's name is derived from the two). */
-export interface ImportingFile {
-  relPath: string;
-  absPath: string;
-}
-
-/** Where an import points: the module file and, per imported name, a submodule file. */
-export interface ImportResolution {
-  resolvedPath?: string;
-  /** Parallel to `record.names`. */
-  nameTargets: (string | undefined)[];
-}
+import type { ImportRecord, ImportResolution, ImportingFile } from '../language.js';
 
 interface SearchBase {
   /** Directory (relPath, '' = root) the dotted path is relative to. */
@@ -51,17 +38,6 @@ export function resolveImport(record: ImportRecord, from: ImportingFile, hasFile
     if (resolvedPath !== undefined || anyName) return resolvedPath === undefined ? { nameTargets } : { resolvedPath, nameTargets };
   }
   return { nameTargets: record.names.map(() => undefined) };
-}
-
-/** Write a resolution into the record (and its names), clearing what no longer resolves. */
-export function applyImportResolution(record: ImportRecord, resolution: ImportResolution): void {
-  if (resolution.resolvedPath === undefined) delete record.resolvedPath;
-  else record.resolvedPath = resolution.resolvedPath;
-  record.names.forEach((name, i) => {
-    const target = resolution.nameTargets[i];
-    if (target === undefined) delete name.resolvedPath;
-    else name.resolvedPath = target;
-  });
 }
 
 /** `from ..x import y` in `a/b/c.py`: one dot is `a/b`, each further dot one directory up. */

@@ -2,7 +2,7 @@
  * The text-derived parts of a definition: its signature (header up to the colon, comments
  * dropped, whitespace collapsed, decorators excluded) and the first line of its docstring.
  */
-import type { SyntaxNode } from './parser.js';
+import type { SyntaxNode } from '../syntaxTree.js';
 
 /** `def`/`class` up to its colon, comments dropped, whitespace collapsed. */
 export function signatureOf(node: SyntaxNode, body: SyntaxNode | null, text: string): string {

@@ -1,0 +1,89 @@
+/**
+ * The indexed files as import resolution queries them (languages/language.ts `WorkspaceFiles`):
+ * membership, the files of a directory (Go imports name directories), and the few project files
+ * resolution reads from disk (`go.mod`, `package.json`, `tsconfig.json`), cached until the
+ * watcher reports a change to one of them or the workspace is indexed again.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { ImportingFile, WorkspaceFiles } from '../languages/language.js';
+
+/** Project files larger than this are not configuration: they are not read. */
+const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
+
+export class IndexedFileSet implements WorkspaceFiles {
+  private readonly byDirectory = new Map<string, string[]>();
+  private readonly projectFiles = new Map<string, string | undefined>();
+
+  constructor(private readonly hasIndexed: (relPath: string) => boolean) {}
+
+  has(relPath: string): boolean {
+    return this.hasIndexed(relPath);
+  }
+
+  inDirectory(dir: string): readonly string[] {
+    return this.byDirectory.get(dir) ?? [];
+  }
+
+  projectFile(from: ImportingFile, relPath: string): string | undefined {
+    const file = path.join(rootDirOf(from), ...relPath.split('/'));
+    if (!this.projectFiles.has(file)) this.projectFiles.set(file, readSmallFile(file));
+    return this.projectFiles.get(file);
+  }
+
+  /** A file entered the index. */
+  added(relPath: string): void {
+    const dir = dirOf(relPath);
+    const files = this.byDirectory.get(dir) ?? [];
+    const at = sortedIndex(files, relPath);
+    if (files[at] !== relPath) files.splice(at, 0, relPath);
+    this.byDirectory.set(dir, files);
+  }
+
+  /** A file left the index. */
+  removed(relPath: string): void {
+    const dir = dirOf(relPath);
+    const files = this.byDirectory.get(dir);
+    const at = files ? sortedIndex(files, relPath) : -1;
+    if (!files || files[at] !== relPath) return;
+    files.splice(at, 1);
+    if (files.length === 0) this.byDirectory.delete(dir);
+  }
+
+  /** Forget what was read of project files: one changed on disk, or the workspace is read again. */
+  forgetProjectFiles(): void {
+    this.projectFiles.clear();
+  }
+}
+
+function readSmallFile(file: string): string | undefined {
+  try {
+    const bytes = readFileSync(file);
+    return bytes.length > MAX_PROJECT_FILE_BYTES ? undefined : bytes.toString('utf8');
+  } catch {
+    return undefined; // Absent or unreadable: resolution goes on without it.
+  }
+}
+
+function sortedIndex(files: readonly string[], relPath: string): number {
+  let low = 0;
+  let high = files.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (files[mid]! < relPath) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function dirOf(relPath: string): string {
+  const slash = relPath.lastIndexOf('/');
+  return slash === -1 ? '' : relPath.slice(0, slash);
+}
+
+/** The root directory: absPath with relPath taken off its end. */
+function rootDirOf(from: ImportingFile): string {
+  let root = from.absPath;
+  for (let i = from.relPath.split('/').length; i > 0; i--) root = path.dirname(root);
+  return root;
+}

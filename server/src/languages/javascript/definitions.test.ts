@@ -1,0 +1,282 @@
+import { afterAll, describe, expect, test } from 'vitest';
+import type { CodeLanguage, DefinitionKind, ImportRecord, SymbolRules } from '../language.js';
+import { createParser, lastRow, type SyntaxNode, type SyntaxParser } from '../syntaxTree.js';
+import javascript from './javascript.js';
+import typescript from './typescript.js';
+
+interface Found {
+  name: string;
+  qualifiedName: string;
+  kind: DefinitionKind;
+  lines: [number, number];
+  signature: string;
+  doc?: string;
+}
+
+const parsers = new Map<string, SyntaxParser>();
+afterAll(() => parsers.forEach((parser) => parser.dispose()));
+
+interface Extraction {
+  definitions: Found[];
+  imports: ImportRecord[];
+  references: Set<string>;
+}
+
+/**
+ * The generic extraction as the registry describes it (indexing/symbols.ts runs the same walk):
+ * one descendantsOfType per top-level statement, a scope stack by end offset, imports at top level.
+ */
+async function extract(language: CodeLanguage, relPath: string, text: string): Promise<Extraction> {
+  const grammar = language.grammarOf(relPath);
+  if (!parsers.has(grammar.wasm)) parsers.set(grammar.wasm, await createParser(grammar));
+  const tree = parsers.get(grammar.wasm)!.parse(text);
+  const { symbols } = language;
+  const types = [...symbols.identifierTypes, ...Object.keys(symbols.definitions), ...symbols.importTypes];
+  const result: Extraction = { definitions: [], imports: [], references: new Set() };
+  try {
+    for (const statement of tree.rootNode.namedChildren) {
+      const scopes: Scope[] = [];
+      const names = new Set<number>();
+      for (const node of statement!.descendantsOfType(types)) {
+        while (scopes.length > 0 && node!.startIndex >= scopes[scopes.length - 1]!.end) scopes.pop();
+        const rule = symbols.definitions[node!.type];
+        if (rule && (rule.accepts?.(node!) ?? true)) {
+          const scope = addDefinition(symbols, node!, scopes[scopes.length - 1], text, result, names);
+          if (scope) scopes.push(scope);
+        } else if (symbols.importTypes.includes(node!.type)) {
+          if (scopes.length === 0) result.imports.push(...symbols.importRecords(node!, text));
+        } else if (symbols.identifierTypes.includes(node!.type) && !names.has(node!.startIndex)) {
+          const name = /\p{ID_Continue}+/uy;
+          name.lastIndex = node!.startIndex;
+          const word = name.exec(text)?.[0];
+          if (word && !symbols.keywords.has(word)) result.references.add(word);
+        }
+      }
+    }
+  } finally {
+    tree.delete();
+  }
+  return result;
+}
+
+interface Scope {
+  end: number;
+  kind: 'class' | 'function';
+  qualifiedName: string;
+}
+
+function addDefinition(symbols: SymbolRules, node: SyntaxNode, scope: Scope | undefined, text: string, result: Extraction, names: Set<number>): Scope | undefined {
+  const rule = symbols.definitions[node.type]!;
+  const nameNode = rule.nameNode ? rule.nameNode(node) : node.childForFieldName('name');
+  if (!nameNode) return undefined;
+  names.add(nameNode.startIndex);
+  const name = text.slice(nameNode.startIndex, nameNode.endIndex);
+  const kind: DefinitionKind = rule.kind === 'class' ? 'class' : scope?.kind === 'class' ? 'method' : 'function';
+  const qualifiedName = symbols.qualify(scope, name);
+  const outer = rule.outerNode?.(node) ?? node;
+  const found: Found = { name, qualifiedName, kind, lines: [outer.startPosition.row, lastRow(outer)], signature: symbols.signature(node, text) };
+  const doc = symbols.documentation(node, outer, text);
+  if (doc !== undefined) found.doc = doc;
+  result.definitions.push(found);
+  return { end: node.endIndex, kind: rule.kind === 'function' ? 'function' : 'class', qualifiedName };
+}
+
+const STORE_TS = `import { EventEmitter } from 'node:events';
+import type { Item } from './types';
+
+/** Keeps items by id. */
+@Injectable()
+export class ItemStore extends EventEmitter implements Store<Item> {
+  private readonly items = new Map<string, Item>();
+
+  constructor(private readonly log: Logger) {
+    super();
+  }
+
+  // How many items there are.
+  get size(): number {
+    return this.items.size;
+  }
+
+  /**
+   * Adds an item.
+   * Replaces one with the same id.
+   */
+  @Traced('add')
+  public async add(item: Item): Promise<void> {
+    const normalize = (value: Item) => ({ ...value, id: value.id.trim() });
+    this.items.set(item.id, normalize(item));
+  }
+
+  private onChange = (id: string): void => {
+    this.emit('change', id);
+  };
+
+  [Symbol.iterator]() {
+    return this.items.values();
+  }
+}
+
+export abstract class Repository<T> {
+  abstract find(id: string): Promise<T | undefined>;
+}
+
+/** A store of anything. */
+export interface Store<T> {
+  readonly size: number;
+  add(item: T): Promise<void>;
+}
+
+export type Listener = (id: string) => void;
+
+export enum Level { Debug, Info }
+
+// Makes a store.
+export const createStore = (log: Logger): ItemStore => new ItemStore(log);
+
+export function parse(text: string): Item;
+export function parse(text: string, strict?: boolean): Item {
+  return JSON.parse(text) as Item;
+}
+
+const helpers = { trim(value: string) { return value.trim(); } };
+const LIMIT = 10;
+`;
+
+describe('TypeScript definitions', () => {
+  test('classes, members, interfaces, types, enums and functions with ranges, signatures, docs', async () => {
+    const { definitions } = await extract(typescript, 'src/store.ts', STORE_TS);
+    expect(definitions).toEqual([
+      { name: 'ItemStore', qualifiedName: 'ItemStore', kind: 'class', lines: [4, 34], signature: 'class ItemStore extends EventEmitter implements Store<Item>', doc: 'Keeps items by id.' },
+      { name: 'constructor', qualifiedName: 'ItemStore.constructor', kind: 'method', lines: [8, 10], signature: 'constructor(private readonly log: Logger)' },
+      { name: 'size', qualifiedName: 'ItemStore.size', kind: 'method', lines: [13, 15], signature: 'get size(): number', doc: 'How many items there are.' },
+      { name: 'add', qualifiedName: 'ItemStore.add', kind: 'method', lines: [22, 25], signature: 'public async add(item: Item): Promise<void>', doc: 'Adds an item.' },
+      { name: 'normalize', qualifiedName: 'ItemStore.add~normalize', kind: 'function', lines: [23, 23], signature: 'const normalize = (value: Item) =>' },
+      { name: 'onChange', qualifiedName: 'ItemStore.onChange', kind: 'method', lines: [27, 29], signature: 'private onChange = (id: string): void =>' },
+      { name: 'Repository', qualifiedName: 'Repository', kind: 'class', lines: [36, 38], signature: 'abstract class Repository<T>' },
+      { name: 'find', qualifiedName: 'Repository.find', kind: 'method', lines: [37, 37], signature: 'abstract find(id: string): Promise<T | undefined>' },
+      { name: 'Store', qualifiedName: 'Store', kind: 'class', lines: [41, 44], signature: 'interface Store<T>', doc: 'A store of anything.' },
+      { name: 'add', qualifiedName: 'Store.add', kind: 'method', lines: [43, 43], signature: 'add(item: T): Promise<void>' },
+      { name: 'Listener', qualifiedName: 'Listener', kind: 'class', lines: [46, 46], signature: 'type Listener = (id: string) => void' },
+      { name: 'Level', qualifiedName: 'Level', kind: 'class', lines: [48, 48], signature: 'enum Level' },
+      { name: 'createStore', qualifiedName: 'createStore', kind: 'function', lines: [51, 51], signature: 'const createStore = (log: Logger): ItemStore =>', doc: 'Makes a store.' },
+      { name: 'parse', qualifiedName: 'parse', kind: 'function', lines: [53, 53], signature: 'function parse(text: string): Item' },
+      { name: 'parse', qualifiedName: 'parse', kind: 'function', lines: [54, 56], signature: 'function parse(text: string, strict?: boolean): Item' },
+    ]);
+  });
+
+  test('references: names, members and types, not definition names or keywords', async () => {
+    const { references } = await extract(typescript, 'src/store.ts', STORE_TS);
+    for (const used of ['EventEmitter', 'Item', 'Logger', 'items', 'emit', 'trim', 'Injectable', 'Traced', 'Map', 'ItemStore']) expect(references).toContain(used);
+    for (const unused of ['createStore', 'Level', 'Listener', 'Repository', 'default', 'this']) expect(references).not.toContain(unused);
+  });
+
+  test('imports are read from the top level only, and plain declarations give none', async () => {
+    const { imports } = await extract(typescript, 'src/store.ts', STORE_TS);
+    expect(imports).toEqual([
+      { module: 'node:events', names: [{ name: 'EventEmitter' }], line: 0 },
+      { module: './types', names: [{ name: 'Item' }], line: 1 },
+    ]);
+  });
+
+  test('a .d.ts: declared functions and classes with method signatures', async () => {
+    const source = `/** Formats a date. */\nexport declare function format(date: Date, pattern?: string): string;\nexport declare class Clock {\n  now(): Date;\n  zone: string;\n}\n`;
+    const { definitions } = await extract(typescript, 'types/clock.d.ts', source);
+    expect(definitions.map(({ qualifiedName, kind, signature, doc }) => ({ qualifiedName, kind, signature, doc }))).toEqual([
+      { qualifiedName: 'format', kind: 'function', signature: 'function format(date: Date, pattern?: string): string', doc: 'Formats a date.' },
+      { qualifiedName: 'Clock', kind: 'class', signature: 'class Clock', doc: undefined },
+      { qualifiedName: 'Clock.now', kind: 'method', signature: 'now(): Date', doc: undefined },
+    ]);
+  });
+
+  test('.tsx parses with the tsx grammar: components and JSX references', async () => {
+    const source = `import { Button } from './Button';\n\nexport function Toolbar({ onSave }: Props) {\n  return <div className="bar"><Button onClick={onSave}>Save</Button></div>;\n}\n`;
+    expect(typescript.grammarOf('ui/Toolbar.tsx').wasm).toBe('tree-sitter-tsx.wasm');
+    const { definitions, references } = await extract(typescript, 'ui/Toolbar.tsx', source);
+    expect(definitions.map((d) => d.signature)).toEqual(['function Toolbar({ onSave }: Props)']);
+    expect(references).toContain('Button');
+    expect(references).toContain('onSave');
+  });
+});
+
+const SERVER_JS = `'use strict';
+const express = require('express');
+const { loadConfig, defaults: base } = require('./config');
+
+/**
+ * Starts the server.
+ */
+async function start(port) {
+  const app = express();
+  app.get('/health', (req, res) => {
+    const { check } = require('./health');
+    res.json(check());
+  });
+  return app.listen(port);
+}
+
+function* ids() { let i = 0; while (true) yield i++; }
+
+class Cache {
+  #entries = new Map();
+  @logged
+  get(key) { return this.#entries.get(key); }
+  static from(entries) { return new Cache(entries); }
+}
+
+const Legacy = class extends Cache {};
+const handler = function (event) { return event.type; };
+const api = { list() { return []; } };
+
+module.exports = { start, Cache };
+`;
+
+describe('JavaScript definitions', () => {
+  test('functions, generators, classes, class expressions and function values', async () => {
+    const { definitions } = await extract(javascript, 'src/server.js', SERVER_JS);
+    expect(definitions.map(({ qualifiedName, kind, lines, signature, doc }) => ({ qualifiedName, kind, lines, signature, doc }))).toEqual([
+      { qualifiedName: 'start', kind: 'function', lines: [7, 14], signature: 'async function start(port)', doc: 'Starts the server.' },
+      { qualifiedName: 'ids', kind: 'function', lines: [16, 16], signature: 'function* ids()', doc: undefined },
+      { qualifiedName: 'Cache', kind: 'class', lines: [18, 23], signature: 'class Cache', doc: undefined },
+      { qualifiedName: 'Cache.get', kind: 'method', lines: [20, 21], signature: 'get(key)', doc: undefined },
+      { qualifiedName: 'Cache.from', kind: 'method', lines: [22, 22], signature: 'static from(entries)', doc: undefined },
+      { qualifiedName: 'Legacy', kind: 'class', lines: [25, 25], signature: 'const Legacy = class extends Cache', doc: undefined },
+      { qualifiedName: 'handler', kind: 'function', lines: [26, 26], signature: 'const handler = function (event)', doc: undefined },
+    ]);
+  });
+
+  test('top-level requires are imports; a require inside a callback is not', async () => {
+    const { imports } = await extract(javascript, 'src/server.js', SERVER_JS);
+    expect(imports).toEqual([
+      { module: 'express', names: [], alias: 'express', line: 1 },
+      { module: './config', names: [{ name: 'loadConfig' }, { name: 'defaults', alias: 'base' }], line: 2 },
+    ]);
+  });
+
+  test('JSX in .jsx files parses with the JavaScript grammar', async () => {
+    const source = `import React from 'react';\n\n// The app shell.\nexport default function App({ title }) {\n  return <Layout title={title} />;\n}\n`;
+    const { definitions, imports, references } = await extract(javascript, 'src/App.jsx', source);
+    expect(definitions).toEqual([{ name: 'App', qualifiedName: 'App', kind: 'function', lines: [3, 5], signature: 'function App({ title })', doc: 'The app shell.' }]);
+    expect(imports).toEqual([{ module: 'react', names: [{ name: 'default', alias: 'React' }], line: 0 }]);
+    expect(references).toContain('Layout');
+    expect(references).toContain('title');
+  });
+});
+
+describe('editing and project rules', () => {
+  test('blocks open with a brace; template literals span lines', () => {
+    expect(typescript.editing.opensBlock('export function f(a: number) {')).toBe(true);
+    expect(typescript.editing.opensBlock('const x = f(')).toBe(false);
+    expect(javascript.editing.lexical.multiLineQuotes).toEqual(['`']);
+    expect(javascript.editing.lexical.blockComment).toEqual({ open: '/*', close: '*/' });
+  });
+
+  test('grammars and registry entries', () => {
+    expect(javascript.grammarOf('a/b.mjs')).toEqual({ package: 'tree-sitter-javascript', wasm: 'tree-sitter-javascript.wasm' });
+    expect(typescript.grammarOf('a/b.d.ts').wasm).toBe('tree-sitter-typescript.wasm');
+    expect(typescript.grammarOf('a/b.cts').wasm).toBe('tree-sitter-typescript.wasm');
+    expect(javascript.extensions).toContain('.jsx');
+    expect(typescript.project.projectFiles).toEqual(expect.arrayContaining(['package.json', 'tsconfig.json']));
+    expect(typescript.project.skipDirectories).toContain('node_modules');
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * What a JavaScript or TypeScript definition is, and how it reads in an outline: the definition
+ * rules by node type, the signature (header before the body) and the documentation (the comment
+ * right above). One table serves both grammars: TypeScript-only node types never occur in
+ * JavaScript trees, and JSX needs nothing of its own.
+ */
+import { headerSignature, precedingComment } from '../braceSyntax.js';
+import type { DefinitionRule, EnclosingScope } from '../language.js';
+import type { SyntaxNode } from '../syntaxTree.js';
+
+/** Values that make `const name = …` a function definition. */
+const FUNCTION_VALUES: ReadonlySet<string> = new Set(['arrow_function', 'function_expression', 'generator_function']);
+
+/** Comments above `export`/`const` belong to the definition; the grammars call every comment `comment`. */
+const COMMENT_TYPES = ['comment'];
+
+/** `export function f` covers the `export`; `export declare function f` the `declare` too. */
+function exported(node: SyntaxNode): SyntaxNode {
+  let outer = node;
+  while (outer.parent && (outer.parent.type === 'export_statement' || outer.parent.type === 'ambient_declaration')) outer = outer.parent;
+  return outer;
+}
+
+/** `const f = () => …` spans its whole statement (`export const f = …;`). */
+function declarationOf(declarator: SyntaxNode): SyntaxNode {
+  const declaration = declarator.parent;
+  return declaration ? exported(declaration) : declarator;
+}
+
+/**
+ * TypeScript puts a method's decorators before it in the class body (JavaScript inside it):
+ * its doc comment is above the first one. (The range cannot include them: it is one node's.)
+ */
+function withDecorators(node: SyntaxNode): SyntaxNode {
+  let outer = node;
+  for (let previous = node.previousNamedSibling; previous?.type === 'decorator'; previous = previous.previousNamedSibling) outer = previous;
+  return outer;
+}
+
+/** Whether a `const`/`let`/field's value is a function (an identifier name, not a pattern). */
+function holdsFunction(node: SyntaxNode): boolean {
+  const value = node.childForFieldName('value');
+  return value !== null && FUNCTION_VALUES.has(value.type) && nameOfBinding(node) !== null;
+}
+
+/** The name of a declarator or class field: `name` (TypeScript fields, declarators) or `property` (JavaScript fields). */
+function nameOfBinding(node: SyntaxNode): SyntaxNode | null {
+  const name = node.childForFieldName('name') ?? node.childForFieldName('property');
+  return name && (name.type === 'identifier' || name.type === 'property_identifier' || name.type === 'private_property_identifier') ? name : null;
+}
+
+/** Methods of classes, interfaces and abstract classes; object literal methods are not definitions. */
+const inTypeBody = (node: SyntaxNode): boolean => node.parent?.type === 'class_body' || node.parent?.type === 'interface_body';
+
+/** A method's name, unless it is computed (`[Symbol.iterator]`) or a string: those name nothing one can reference. */
+function methodName(node: SyntaxNode): SyntaxNode | null {
+  const name = node.childForFieldName('name');
+  return name && (name.type === 'property_identifier' || name.type === 'private_property_identifier') ? name : null;
+}
+
+/** `const Foo = class { … }`: the class is named by its variable. */
+const classExpression: DefinitionRule = {
+  kind: 'class',
+  accepts: (node) => node.parent?.type === 'variable_declarator' && nameOfBinding(node.parent) !== null,
+  nameNode: (node) => (node.parent ? nameOfBinding(node.parent) : null),
+  outerNode: (node) => (node.parent ? declarationOf(node.parent) : node),
+};
+
+const method: DefinitionRule = { kind: 'function', accepts: inTypeBody, nameNode: methodName };
+
+/** Definition rules by node type (see README.md for what is deliberately left out). */
+export const DEFINITIONS: Readonly<Record<string, DefinitionRule>> = {
+  function_declaration: { kind: 'function', outerNode: exported },
+  generator_function_declaration: { kind: 'function', outerNode: exported },
+  // Overloads and `declare function`: what a .d.ts holds instead of bodies.
+  function_signature: { kind: 'function', outerNode: exported },
+  class_declaration: { kind: 'class', outerNode: exported },
+  abstract_class_declaration: { kind: 'class', outerNode: exported },
+  interface_declaration: { kind: 'class', outerNode: exported },
+  type_alias_declaration: { kind: 'class', outerNode: exported },
+  enum_declaration: { kind: 'class', outerNode: exported },
+  method_definition: method,
+  method_signature: method,
+  abstract_method_signature: method,
+  variable_declarator: { kind: 'function', accepts: holdsFunction, nameNode: nameOfBinding, outerNode: declarationOf },
+  // `handleClick = () => { … }` in a class body: a method in all but syntax.
+  field_definition: { kind: 'function', accepts: holdsFunction, nameNode: nameOfBinding },
+  public_field_definition: { kind: 'function', accepts: holdsFunction, nameNode: nameOfBinding },
+  class: classExpression,
+};
+
+/** `Class.method` as people write it; functions inside functions as JSDoc's inner members, `outer~inner`. */
+export function qualify(scope: EnclosingScope | undefined, name: string): string {
+  if (!scope) return name;
+  return scope.kind === 'class' ? `${scope.qualifiedName}.${name}` : `${scope.qualifiedName}~${name}`;
+}
+
+/** Longest signature kept for a type alias, whose "header" is its whole type. */
+const MAX_TYPE_SIGNATURE = 300;
+
+/**
+ * The header as an outline shows it: `async function f(a: A): R`, `class C extends B`,
+ * `const f = async (x) =>`, `get size(): number`, `type U = A | B`. Decorators and `export` are
+ * left out, as Python's signatures leave out decorators.
+ */
+export function signature(node: SyntaxNode, text: string): string {
+  const declarator = node.type === 'class' ? node.parent : node.type === 'variable_declarator' ? node : null;
+  if (declarator) return variableSignature(declarator, node, text);
+  const value = node.childForFieldName('value');
+  const body = FUNCTION_VALUES.has(value?.type ?? '') ? value!.childForFieldName('body') : node.childForFieldName('body');
+  const header = headerSignature(afterDecorators(node), body, text).replace(/;$/, '');
+  return header.length > MAX_TYPE_SIGNATURE ? `${header.slice(0, MAX_TYPE_SIGNATURE)} …` : header;
+}
+
+/** `const f = (x) =>` and `const C = class extends B`: the keyword, the name and the value's header. */
+function variableSignature(declarator: SyntaxNode, node: SyntaxNode, text: string): string {
+  const value = node.type === 'class' ? node : declarator.childForFieldName('value');
+  const keyword = declarator.parent?.firstChild;
+  const prefix = keyword && ['const', 'let', 'var'].includes(keyword.type) ? `${keyword.type} ` : '';
+  return prefix + headerSignature(declarator, value?.childForFieldName('body') ?? null, text);
+}
+
+/** JavaScript's grammar keeps decorators inside the class or method node: the header starts after them. */
+function afterDecorators(node: SyntaxNode): SyntaxNode {
+  if (node.firstChild?.type !== 'decorator') return node;
+  return node.children.find((child) => child !== null && child.type !== 'decorator') ?? node;
+}
+
+/** The first line of the JSDoc or `//` comment right above the definition (and its `export`, decorators). */
+export function documentation(_node: SyntaxNode, outer: SyntaxNode, text: string): string | undefined {
+  return precedingComment(withDecorators(outer), text, COMMENT_TYPES);
+}

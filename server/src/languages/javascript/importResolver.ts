@@ -1,0 +1,83 @@
+/**
+ * Resolves a JavaScript or TypeScript module specifier to a workspace file, without an editor
+ * or a compiler, from the indexed relPaths and a few project files:
+ *
+ * - relative specifiers (`./x`, `../y/z.js`, `.`) from the importing file's directory, with
+ *   Node's and TypeScript's extensions and directory index files (moduleFiles.ts);
+ * - bare specifiers through the nearest tsconfig.json/jsconfig.json `paths` and `baseUrl`;
+ * - bare specifiers naming a workspace package at `packages/<name>` (package.json `name` must
+ *   match), through its `exports`, `types`, `module`, `main`, or its index; an entry in build
+ *   output (`dist/`, `build/`, `lib/`, `out/`, never indexed) is looked for under `src/`.
+ *
+ * Everything else (npm dependencies in node_modules, `node:` builtins, URLs) stays unresolved.
+ * JavaScript has no modules that are names, so `nameTargets` are all undefined.
+ */
+import * as path from 'node:path';
+import type { ImportRecord, ImportResolution, ImportingFile, WorkspaceFiles } from '../language.js';
+import { moduleFile, stripModuleExtension } from './moduleFiles.js';
+import { exportTargets, mappedModulePaths, nearestPathMapping, readManifest, type ReadProjectFile } from './projectConfig.js';
+
+/** Where workspace packages live; a monorepo's other layouts (apps/, libs/) are not searched. */
+const PACKAGES_DIRECTORY = 'packages';
+
+/** Build output directories a package.json entry may point into, and the sources they come from. */
+const OUTPUT_DIRECTORY = /^(?:\.\/)?(?:dist|build|lib|out)\/(.*)$/;
+
+/** Resolve one import record (its module only: names are never files in JavaScript). */
+export function resolveImport(record: ImportRecord, from: ImportingFile, files: WorkspaceFiles): ImportResolution {
+  const nameTargets = record.names.map(() => undefined);
+  const resolvedPath = resolveSpecifier(record.module, from, files);
+  return resolvedPath === undefined ? { nameTargets } : { resolvedPath, nameTargets };
+}
+
+/** The workspace file a specifier names, if it names one. */
+export function resolveSpecifier(specifier: string, from: ImportingFile, files: WorkspaceFiles): string | undefined {
+  const has = (relPath: string): boolean => files.has(relPath);
+  if (isRelative(specifier)) {
+    const directoryOnly = /(^|\/)\.\.?$|\/$/.test(specifier);
+    return moduleFile(path.posix.join(path.posix.dirname(from.relPath), specifier), has, directoryOnly);
+  }
+  // Absolute paths, `node:fs`, `https://…`, `data:` are no workspace files.
+  if (specifier.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(specifier)) return undefined;
+  const read: ReadProjectFile = (relPath) => files.projectFile(from, relPath);
+  const mapping = nearestPathMapping(from.relPath, read);
+  for (const modulePath of mapping ? mappedModulePaths(specifier, mapping) : []) {
+    const file = moduleFile(modulePath, has);
+    if (file !== undefined) return file;
+  }
+  return workspacePackageFile(specifier, read, has);
+}
+
+function isRelative(specifier: string): boolean {
+  return specifier === '.' || specifier === '..' || specifier.startsWith('./') || specifier.startsWith('../');
+}
+
+/** `pkg`, `pkg/sub`, `@scope/pkg/sub` in `packages/pkg/`, when its package.json has that name. */
+function workspacePackageFile(specifier: string, read: ReadProjectFile, has: (relPath: string) => boolean): string | undefined {
+  const parts = specifier.split('/');
+  const nameLength = specifier.startsWith('@') ? 2 : 1;
+  if (parts.length < nameLength || parts.slice(0, nameLength).some((part) => part === '' || part === '.' || part === '..')) return undefined;
+  const name = parts.slice(0, nameLength).join('/');
+  const dir = `${PACKAGES_DIRECTORY}/${parts[nameLength - 1]}`;
+  const manifest = readManifest(`${dir}/package.json`, read);
+  if (manifest?.name !== name) return undefined;
+  const subpath = parts.slice(nameLength).join('/');
+  const entries = subpath === ''
+    ? [...exportTargets(manifest.exports, '.'), ...manifest.entries, '.', 'src/index']
+    : [...exportTargets(manifest.exports, `./${subpath}`), subpath, `src/${subpath}`];
+  for (const entry of entries) {
+    const file = packageEntryFile(dir, entry, has);
+    if (file !== undefined) return file;
+  }
+  return undefined;
+}
+
+/** An entry of a package (relative to its directory), or the source of an entry in build output. */
+function packageEntryFile(dir: string, entry: string, has: (relPath: string) => boolean): string | undefined {
+  const target = path.posix.join(dir, entry);
+  if (!target.startsWith(`${dir}/`) && target !== dir) return undefined; // `../x` leaves the package.
+  const file = moduleFile(target, has, entry === '.' || entry === './');
+  if (file !== undefined) return file;
+  const output = OUTPUT_DIRECTORY.exec(entry);
+  return output ? moduleFile(path.posix.join(dir, 'src', stripModuleExtension(output[1]!)), has) : undefined;
+}

@@ -1,0 +1,220 @@
+/**
+ * What import resolution reads of a project's configuration: `compilerOptions.baseUrl` and
+ * `paths` of the nearest tsconfig.json (or jsconfig.json), following relative `extends`, and the
+ * entry points of a package.json (`exports`, `types`, `module`, `main`). Files are JSON with
+ * comments and trailing commas; a file that does not parse counts as absent, never as an error.
+ */
+import * as path from 'node:path';
+
+/** Reads a project file by relPath from the workspace root; undefined when absent. */
+export type ReadProjectFile = (relPath: string) => string | undefined;
+
+/** `compilerOptions.paths`, `baseUrl` and where relative substitutions start, as relPaths. */
+export interface PathMapping {
+  /** Directory non-relative specifiers are also looked up in. */
+  baseUrl?: string;
+  paths?: Readonly<Record<string, readonly string[]>>;
+  /** Substitutions are relative to `baseUrl` when set, else to the config file that defines `paths`. */
+  pathsBase?: string;
+}
+
+const CONFIG_NAMES = ['tsconfig.json', 'jsconfig.json'];
+/** `extends` chains are short; a cycle or a long chain stops here. */
+const MAX_EXTENDS_DEPTH = 4;
+
+/** The path mapping of the config nearest to the importing file (its directory, then each parent). */
+export function nearestPathMapping(fromRelPath: string, read: ReadProjectFile): PathMapping | undefined {
+  for (let dir = path.posix.dirname(fromRelPath); ; dir = path.posix.dirname(dir)) {
+    const base = dir === '.' ? '' : dir;
+    for (const name of CONFIG_NAMES) {
+      const configPath = base === '' ? name : `${base}/${name}`;
+      const mapping = readPathMapping(configPath, read, 0);
+      if (mapping) return mapping;
+    }
+    if (base === '') return undefined;
+  }
+}
+
+/** One config file with what it extends (later `extends` entries and the file itself win). */
+function readPathMapping(configPath: string, read: ReadProjectFile, depth: number): PathMapping | undefined {
+  const config = asObject(parseJsonc(read(configPath)));
+  if (!config) return undefined;
+  const dir = dirOf(configPath);
+  let mapping: PathMapping = {};
+  const parents = typeof config.extends === 'string' ? [config.extends] : Array.isArray(config.extends) ? config.extends : [];
+  for (const parent of parents) {
+    // Only relative `extends`: shared configs in node_modules hold no paths of this workspace.
+    if (depth >= MAX_EXTENDS_DEPTH || typeof parent !== 'string' || !parent.startsWith('.')) continue;
+    const parentPath = path.posix.join(dir, parent.endsWith('.json') ? parent : `${parent}.json`);
+    mapping = { ...mapping, ...readPathMapping(parentPath, read, depth + 1) };
+  }
+  const options = asObject(config.compilerOptions);
+  if (typeof options?.baseUrl === 'string') mapping.baseUrl = relPathOf(dir, options.baseUrl);
+  const paths = asObject(options?.paths);
+  if (paths) {
+    mapping.paths = Object.fromEntries(Object.entries(paths).map(([pattern, targets]) => [pattern, stringsOf(targets)]));
+    mapping.pathsBase = dir;
+  }
+  return mapping;
+}
+
+/**
+ * Where `paths` sends a specifier, then `baseUrl`: relPaths to look for as module paths. An exact
+ * pattern wins over wildcards, and among wildcards the longest prefix, as in TypeScript.
+ */
+export function mappedModulePaths(specifier: string, mapping: PathMapping): string[] {
+  const candidates: string[] = [];
+  const base = mapping.baseUrl ?? mapping.pathsBase ?? '';
+  const match = bestPattern(specifier, mapping.paths ?? {});
+  if (match) {
+    for (const target of mapping.paths![match.pattern]!) candidates.push(relPathOf(base, target.replace('*', match.star)));
+  }
+  if (mapping.baseUrl !== undefined) candidates.push(relPathOf(mapping.baseUrl, specifier));
+  return candidates;
+}
+
+function bestPattern(specifier: string, paths: Readonly<Record<string, readonly string[]>>): { pattern: string; star: string } | undefined {
+  if (paths[specifier]) return { pattern: specifier, star: '' };
+  let best: { pattern: string; star: string; prefix: number } | undefined;
+  for (const pattern of Object.keys(paths)) {
+    const star = starMatch(pattern, specifier);
+    const prefix = pattern.indexOf('*');
+    if (star !== undefined && (!best || prefix > best.prefix)) best = { pattern, star, prefix };
+  }
+  return best;
+}
+
+/** What the `*` of `prefix*suffix` stands for in `value`, if it matches. */
+export function starMatch(pattern: string, value: string): string | undefined {
+  const star = pattern.indexOf('*');
+  if (star < 0) return undefined;
+  const prefix = pattern.slice(0, star);
+  const suffix = pattern.slice(star + 1);
+  if (value.length < prefix.length + suffix.length || !value.startsWith(prefix) || !value.endsWith(suffix)) return undefined;
+  return value.slice(prefix.length, value.length - suffix.length);
+}
+
+/** A package.json's name and the entry files it names, in the order they are worth trying. */
+export interface PackageManifest {
+  name?: string;
+  exports?: unknown;
+  /** `types`, `typings`, `module`, `main`, as present. */
+  entries: string[];
+}
+
+/** A package.json, or undefined when absent or not an object. */
+export function readManifest(relPath: string, read: ReadProjectFile): PackageManifest | undefined {
+  const json = asObject(parseJsonc(read(relPath)));
+  if (!json) return undefined;
+  const entries = ['types', 'typings', 'module', 'main'].map((field) => json[field]).filter((value): value is string => typeof value === 'string');
+  const manifest: PackageManifest = { entries, exports: json.exports };
+  if (typeof json.name === 'string') manifest.name = json.name;
+  return manifest;
+}
+
+/**
+ * The targets `exports` gives a subpath (`.` or `./sub`): a string, a conditions object
+ * (`import`, `require`, `types`, `default`, … in the order written), arrays, and `./*` patterns.
+ */
+export function exportTargets(exports: unknown, subpath: string): string[] {
+  if (typeof exports === 'string' || Array.isArray(exports)) return subpath === '.' ? conditionTargets(exports) : [];
+  const map = asObject(exports);
+  if (!map) return [];
+  const keys = Object.keys(map);
+  if (!keys.some((key) => key.startsWith('.'))) return subpath === '.' ? conditionTargets(map) : []; // Conditions for `.` alone.
+  if (map[subpath] !== undefined) return conditionTargets(map[subpath]);
+  for (const key of keys) {
+    const star = starMatch(key, subpath);
+    if (star !== undefined) return conditionTargets(map[key]).map((target) => target.replace('*', star));
+  }
+  return [];
+}
+
+function conditionTargets(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(conditionTargets);
+  const conditions = asObject(value);
+  return conditions ? Object.values(conditions).flatMap(conditionTargets) : [];
+}
+
+/** Parsed project files by text: the same file is read for every import of a file. */
+const parsed = new Map<string, unknown>();
+const MAX_PARSED = 64;
+
+/** JSON with `//` and `/* *\/` comments and trailing commas; undefined when absent or malformed. */
+export function parseJsonc(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  if (parsed.has(text)) return parsed.get(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(withoutTrailingCommas(withoutComments(text)));
+  } catch {
+    value = undefined; // A config being edited is often invalid for a moment: treat it as absent.
+  }
+  if (parsed.size >= MAX_PARSED) parsed.clear();
+  parsed.set(text, value);
+  return value;
+}
+
+/** Comments become spaces; strings (which may hold `//`, as in URLs and globs) are kept. */
+function withoutComments(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (char === '"') {
+      const end = stringEnd(text, i);
+      out += text.slice(i, end);
+      i = end - 1;
+    } else if (char === '/' && text[i + 1] === '/') {
+      const end = text.indexOf('\n', i);
+      i = (end < 0 ? text.length : end) - 1;
+    } else if (char === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 1;
+      out += ' ';
+    } else out += char;
+  }
+  return out;
+}
+
+/** `[1, 2,]` and `{"a": 1,}` -> without the last comma (outside strings). */
+function withoutTrailingCommas(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (char === '"') {
+      const end = stringEnd(text, i);
+      out += text.slice(i, end);
+      i = end - 1;
+    } else if (char !== ',' || !/^\s*[}\]]/.test(text.slice(i + 1, i + 200))) out += char;
+  }
+  return out;
+}
+
+/** The index just past the string starting at `start` (an unterminated one runs to the end). */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i + 1;
+  }
+  return text.length;
+}
+
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+function dirOf(relPath: string): string {
+  const dir = path.posix.dirname(relPath);
+  return dir === '.' ? '' : dir;
+}
+
+/** `dir` joined with a config-relative path, normalized (`''` for the root; may start with `..`). */
+function relPathOf(dir: string, relative: string): string {
+  const joined = path.posix.join(dir, relative);
+  return joined === '.' ? '' : joined.replace(/\/$/, '');
+}
