@@ -1,24 +1,25 @@
 /**
  * API tasks (RepoEval API-level, CrossCodeEval): a line with a call whose callee resolves,
  * through the server's index, to a function or class defined in ANOTHER file of the repository.
- * The cursor is at the start of the call (the callee's first character), the target the rest of
- * the line. One task per line: the leftmost such call.
+ * The cursor is at the start of the call (the callee's first character; `new` in JavaScript),
+ * the target the rest of the line. One task per line: the leftmost such call. What a call is and
+ * how its callee resolves is the file's language's (languages/).
  */
 import type { Tree } from '../../../server/src/languages/syntaxTree.js';
 import type { FileIndex, IndexView } from '../../../server/src/indexing/types.js';
-import { resolveCallee } from './callResolution.js';
+import type { TaskSyntax } from './languages/taskSyntax.js';
 import type { TaskSpan } from './types.js';
 
 /** Every line of `file` with a cross-file call, as an API task. */
-export function apiSpans(file: FileIndex, tree: Tree, index: IndexView): TaskSpan[] {
+export function apiSpans(file: FileIndex, tree: Tree, index: IndexView, syntax: TaskSyntax): TaskSpan[] {
   const byLine = new Map<number, TaskSpan>();
-  for (const call of tree.rootNode.descendantsOfType('call')) {
-    const callee = call?.childForFieldName('function');
+  for (const call of tree.rootNode.descendantsOfType(Object.keys(syntax.calls))) {
+    const callee = call?.childForFieldName(syntax.calls[call.type]!);
     if (!call || !callee) continue;
     const { row, column } = call.startPosition;
     const known = byLine.get(row);
     if (known && known.start.character <= column) continue;
-    const definition = resolveCallee(callee, file, index);
+    const definition = syntax.resolveCallee(callee, file, index);
     if (!definition || definition.relPath === file.relPath) continue;
     byLine.set(row, {
       type: 'api',

@@ -5,6 +5,7 @@
  * comments and trailing commas; a file that does not parse counts as absent, never as an error.
  */
 import * as path from 'node:path';
+import { parse as parseJsoncText, type ParseError } from 'jsonc-parser';
 
 /** Reads a project file by relPath from the workspace root; undefined when absent. */
 export type ReadProjectFile = (relPath: string) => string | undefined;
@@ -145,59 +146,13 @@ const MAX_PARSED = 64;
 export function parseJsonc(text: string | undefined): unknown {
   if (text === undefined) return undefined;
   if (parsed.has(text)) return parsed.get(text);
-  let value: unknown;
-  try {
-    value = JSON.parse(withoutTrailingCommas(withoutComments(text)));
-  } catch {
-    value = undefined; // A config being edited is often invalid for a moment: treat it as absent.
-  }
+  const errors: ParseError[] = [];
+  const tolerant: unknown = parseJsoncText(text, errors, { allowTrailingComma: true, disallowComments: false });
+  // A config being edited is often invalid for a moment: treat it as absent rather than half-read.
+  const value = errors.length > 0 ? undefined : tolerant;
   if (parsed.size >= MAX_PARSED) parsed.clear();
   parsed.set(text, value);
   return value;
-}
-
-/** Comments become spaces; strings (which may hold `//`, as in URLs and globs) are kept. */
-function withoutComments(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (char === '"') {
-      const end = stringEnd(text, i);
-      out += text.slice(i, end);
-      i = end - 1;
-    } else if (char === '/' && text[i + 1] === '/') {
-      const end = text.indexOf('\n', i);
-      i = (end < 0 ? text.length : end) - 1;
-    } else if (char === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? text.length : end + 1;
-      out += ' ';
-    } else out += char;
-  }
-  return out;
-}
-
-/** `[1, 2,]` and `{"a": 1,}` -> without the last comma (outside strings). */
-function withoutTrailingCommas(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (char === '"') {
-      const end = stringEnd(text, i);
-      out += text.slice(i, end);
-      i = end - 1;
-    } else if (char !== ',' || !/^\s*[}\]]/.test(text.slice(i + 1, i + 200))) out += char;
-  }
-  return out;
-}
-
-/** The index just past the string starting at `start` (an unterminated one runs to the end). */
-function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text[i] === '"') return i + 1;
-  }
-  return text.length;
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {

@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from 'vitest';
-import type { CodeLanguage, DefinitionKind, ImportRecord, SymbolRules } from '../language.js';
-import { createParser, lastRow, type SyntaxNode, type SyntaxParser } from '../syntaxTree.js';
-import javascript from './javascript.js';
-import typescript from './typescript.js';
+import javascript from '../languages/javascript/javascript.js';
+import typescript from '../languages/javascript/typescript.js';
+import type { CodeLanguage, DefinitionKind, ImportRecord } from '../languages/language.js';
+import { createParser, type SyntaxParser } from '../languages/syntaxTree.js';
+import { extractSymbols } from './symbols.js';
 
 interface Found {
   name: string;
@@ -22,63 +23,21 @@ interface Extraction {
   references: Set<string>;
 }
 
-/**
- * The generic extraction as the registry describes it (indexing/symbols.ts runs the same walk):
- * one descendantsOfType per top-level statement, a scope stack by end offset, imports at top level.
- */
+/** What the index extracts from `text` (indexing/symbols.ts), in the shape these tests compare. */
 async function extract(language: CodeLanguage, relPath: string, text: string): Promise<Extraction> {
   const grammar = language.grammarOf(relPath);
   if (!parsers.has(grammar.wasm)) parsers.set(grammar.wasm, await createParser(grammar));
   const tree = parsers.get(grammar.wasm)!.parse(text);
-  const { symbols } = language;
-  const types = [...symbols.identifierTypes, ...Object.keys(symbols.definitions), ...symbols.importTypes];
-  const result: Extraction = { definitions: [], imports: [], references: new Set() };
   try {
-    for (const statement of tree.rootNode.namedChildren) {
-      const scopes: Scope[] = [];
-      const names = new Set<number>();
-      for (const node of statement!.descendantsOfType(types)) {
-        while (scopes.length > 0 && node!.startIndex >= scopes[scopes.length - 1]!.end) scopes.pop();
-        const rule = symbols.definitions[node!.type];
-        if (rule && (rule.accepts?.(node!) ?? true)) {
-          const scope = addDefinition(symbols, node!, scopes[scopes.length - 1], text, result, names);
-          if (scope) scopes.push(scope);
-        } else if (symbols.importTypes.includes(node!.type)) {
-          if (scopes.length === 0) result.imports.push(...symbols.importRecords(node!, text));
-        } else if (symbols.identifierTypes.includes(node!.type) && !names.has(node!.startIndex)) {
-          const name = /\p{ID_Continue}+/uy;
-          name.lastIndex = node!.startIndex;
-          const word = name.exec(text)?.[0];
-          if (word && !symbols.keywords.has(word)) result.references.add(word);
-        }
-      }
-    }
+    const symbols = extractSymbols(tree, text, relPath, language);
+    const definitions = symbols.sites.map(({ definition: d }): Found => ({
+      name: d.name, qualifiedName: d.qualifiedName, kind: d.kind, lines: [d.startLine, d.endLine - 1], signature: d.signature,
+      ...(d.docstring === undefined ? {} : { doc: d.docstring }),
+    }));
+    return { definitions, imports: symbols.imports, references: new Set(symbols.references.keys()) };
   } finally {
     tree.delete();
   }
-  return result;
-}
-
-interface Scope {
-  end: number;
-  kind: 'class' | 'function';
-  qualifiedName: string;
-}
-
-function addDefinition(symbols: SymbolRules, node: SyntaxNode, scope: Scope | undefined, text: string, result: Extraction, names: Set<number>): Scope | undefined {
-  const rule = symbols.definitions[node.type]!;
-  const nameNode = rule.nameNode ? rule.nameNode(node) : node.childForFieldName('name');
-  if (!nameNode) return undefined;
-  names.add(nameNode.startIndex);
-  const name = text.slice(nameNode.startIndex, nameNode.endIndex);
-  const kind: DefinitionKind = rule.kind === 'class' ? 'class' : scope?.kind === 'class' ? 'method' : 'function';
-  const qualifiedName = symbols.qualify(scope, name);
-  const outer = rule.outerNode?.(node) ?? node;
-  const found: Found = { name, qualifiedName, kind, lines: [outer.startPosition.row, lastRow(outer)], signature: symbols.signature(node, text) };
-  const doc = symbols.documentation(node, outer, text);
-  if (doc !== undefined) found.doc = doc;
-  result.definitions.push(found);
-  return { end: node.endIndex, kind: rule.kind === 'function' ? 'function' : 'class', qualifiedName };
 }
 
 const STORE_TS = `import { EventEmitter } from 'node:events';
@@ -260,23 +219,5 @@ describe('JavaScript definitions', () => {
     expect(imports).toEqual([{ module: 'react', names: [{ name: 'default', alias: 'React' }], line: 0 }]);
     expect(references).toContain('Layout');
     expect(references).toContain('title');
-  });
-});
-
-describe('editing and project rules', () => {
-  test('blocks open with a brace; template literals span lines', () => {
-    expect(typescript.editing.opensBlock('export function f(a: number) {')).toBe(true);
-    expect(typescript.editing.opensBlock('const x = f(')).toBe(false);
-    expect(javascript.editing.lexical.multiLineQuotes).toEqual(['`']);
-    expect(javascript.editing.lexical.blockComment).toEqual({ open: '/*', close: '*/' });
-  });
-
-  test('grammars and registry entries', () => {
-    expect(javascript.grammarOf('a/b.mjs')).toEqual({ package: 'tree-sitter-javascript', wasm: 'tree-sitter-javascript.wasm' });
-    expect(typescript.grammarOf('a/b.d.ts').wasm).toBe('tree-sitter-typescript.wasm');
-    expect(typescript.grammarOf('a/b.cts').wasm).toBe('tree-sitter-typescript.wasm');
-    expect(javascript.extensions).toContain('.jsx');
-    expect(typescript.project.projectFiles).toEqual(expect.arrayContaining(['package.json', 'tsconfig.json']));
-    expect(typescript.project.skipDirectories).toContain('node_modules');
   });
 });

@@ -1,12 +1,9 @@
-/**
- * Go's definition rules through a small walk that does what the generic extraction does (one
- * descendantsOfType in document order, a stack of scopes by end offset, identifiers that are not
- * a definition's name are references).
- */
+/** Go's definition rules through the index's extraction (indexing/symbols.ts). */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { ImportRecord } from '../language.js';
-import { createParser, lastRow, type SyntaxParser } from '../syntaxTree.js';
-import go from './go.js';
+import go from '../languages/go/go.js';
+import type { ImportRecord } from '../languages/language.js';
+import { createParser, type SyntaxParser } from '../languages/syntaxTree.js';
+import { extractSymbols } from './symbols.js';
 
 interface Extracted {
   qualifiedName: string;
@@ -24,44 +21,17 @@ beforeAll(async () => {
 afterAll(() => parser.dispose());
 
 function extract(source: string): { definitions: Extracted[]; references: Set<string>; imports: ImportRecord[] } {
-  const { symbols } = go;
   const tree = parser.parse(source);
-  const definitions: Extracted[] = [];
-  const references = new Set<string>();
-  const imports: ImportRecord[] = [];
-  const scopes: { end: number; kind: 'class' | 'function'; qualifiedName: string }[] = [];
-  const names = new Set<number>();
-  const types = [...symbols.identifierTypes, ...Object.keys(symbols.definitions), ...symbols.importTypes];
-  for (const node of tree.rootNode.descendantsOfType(types)) {
-    while (scopes.length > 0 && node!.startIndex >= scopes[scopes.length - 1]!.end) scopes.pop();
-    const rule = symbols.definitions[node!.type];
-    if (rule) {
-      const nameNode = rule.accepts?.(node!) === false ? null : (rule.nameNode?.(node!) ?? node!.childForFieldName('name'));
-      if (!nameNode) continue;
-      names.add(nameNode.startIndex);
-      const name = source.slice(nameNode.startIndex, nameNode.endIndex);
-      const scope = scopes[scopes.length - 1];
-      const owner = rule.ownerName?.(node!, source);
-      const kind = rule.kind === 'class' ? 'class' : owner || scope?.kind === 'class' ? 'method' : 'function';
-      const qualifiedName = owner ? `${owner}.${name}` : symbols.qualify(scope, name);
-      const outer = rule.outerNode?.(node!) ?? node!;
-      const documentation = symbols.documentation(node!, outer, source);
-      definitions.push({
-        qualifiedName, kind, startLine: outer.startPosition.row, endLine: lastRow(outer), signature: symbols.signature(node!, source),
-        ...(documentation === undefined ? {} : { documentation }),
-      });
-      scopes.push({ end: node!.endIndex, kind: rule.kind === 'class' ? 'class' : 'function', qualifiedName });
-    } else if (symbols.importTypes.includes(node!.type)) {
-      if (scopes.length === 0) imports.push(...symbols.importRecords(node!, source));
-    } else if (!names.has(node!.startIndex)) {
-      const name = /\p{ID_Continue}+/uy;
-      name.lastIndex = node!.startIndex;
-      const text = name.exec(source)?.[0];
-      if (text && !symbols.keywords.has(text)) references.add(text);
-    }
+  try {
+    const symbols = extractSymbols(tree, source, 'store/store.go', go);
+    const definitions = symbols.sites.map(({ definition: d }): Extracted => ({
+      qualifiedName: d.qualifiedName, kind: d.kind, startLine: d.startLine, endLine: d.endLine - 1, signature: d.signature,
+      ...(d.docstring === undefined ? {} : { documentation: d.docstring }),
+    }));
+    return { definitions, references: new Set(symbols.references.keys()), imports: symbols.imports };
+  } finally {
+    tree.delete();
   }
-  tree.delete();
-  return { definitions, references, imports };
 }
 
 const STORE = `package store
