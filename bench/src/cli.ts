@@ -1,22 +1,26 @@
 /**
  * `npm run bench -- --model PATH --policies none,full,reposhapley --tasks line,api,block
- *   --limit N --seed S [--packages a,b] [--typing] [--threads T]`
+ *   --limit N --seed S [--language go] [--packages a,b] [--typing] [--threads T] [--list-tasks]`
  *
  * Flags -> BenchOptions -> runBench. The report folder's path goes to stdout, progress to stderr.
+ * `--list-tasks` stops after building the tasks and prints them instead (no server, no model).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { LANGUAGE_IDS, type LanguageId } from '../../shared/languages.js';
 import { LAYOUT_PREFERENCES, POLICY_NAMES, type LayoutPreference, type PolicyName, type PromptBudgets } from '../../shared/settings.js';
+import { BENCH_LANGUAGES, expandPackageNames, whyNoPackages, type BenchLanguageId } from './benchLanguages.js';
 import { listOf, nonNegativeInt, positiveInt, promptBudgets } from './cliNumbers.js';
 import { parsePackageList } from './debianPackages.js';
 import { ModelUnavailableError } from './driver/driveTasks.js';
 import { JournalError } from './driver/journal.js';
 import { DEFAULT_TYPING } from './driver/typingReplay.js';
 import { createProgressBar, createQuietProgress } from './progress.js';
-import { DEFAULT_PACKAGE_LIST, REPO_ROOT, REPORTS_DIR } from './repoPaths.js';
+import { PACKAGE_LISTS_DIR, REPO_ROOT, REPORTS_DIR } from './repoPaths.js';
 import { timestampFolder } from './report/writeReport.js';
-import { runBench, type BenchOptions } from './runBench.js';
+import { fetchAndBuildTasks, runBench, type BenchOptions } from './runBench.js';
+import { taskListing } from './taskListing.js';
 import { TASK_TYPES, type TaskType } from './tasks/types.js';
 
 function unitInterval(value: string): number {
@@ -37,11 +41,10 @@ function userPath(file: string): string {
   return path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
 }
 
-/** Names from --packages (`requests` is short for `python3-requests`), else the list file. */
-function packageNames(requested: string[] | undefined, listFile: string): string[] {
+/** Names from --packages (`requests` is short for `python3-requests`, `cobra` for its Go package), else the list file. */
+function packageNames(requested: string[] | undefined, listFile: string, language: BenchLanguageId): string[] {
   const listed = parsePackageList(readFileSync(listFile, 'utf8'));
-  if (!requested) return listed;
-  return requested.map((name) => (listed.includes(name) || !listed.includes(`python3-${name}`) ? name : `python3-${name}`));
+  return requested ? expandPackageNames(requested, listed, BENCH_LANGUAGES[language]) : listed;
 }
 
 function program(): Command {
@@ -55,8 +58,10 @@ function program(): Command {
     .addOption(new Option('--tasks <list>', 'task types').argParser(listOf(TASK_TYPES, 'tasks')).default([...TASK_TYPES], TASK_TYPES.join(',')))
     .option('--limit <n>', 'tasks in total (split over types, then packages)', positiveInt, 300)
     .option('--seed <n>', 'seed of task sampling, bootstrap and typing gaps', nonNegativeInt, 1)
+    .addOption(new Option('--language <id>', 'language of the packages and of the files tasks come from').choices(LANGUAGE_IDS).default('python'))
     .option('--packages <list>', 'Debian packages (default: all of the package list)', (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean))
-    .option('--package-list <file>', 'package list file', DEFAULT_PACKAGE_LIST)
+    .option('--package-list <file>', 'package list file (default: ../shared/bench/packages.txt for Python, packages-<language>.txt for the others)')
+    .option('--list-tasks', 'fetch the packages and build the tasks, print them and the counts per repository, and stop (no server, no model)')
     .option('--per-file-cap <n>', 'most tasks of one type from one file', positiveInt, 3)
     .option('--typing', 'replay typing keystroke by keystroke (debounced, as users type)')
     .option('--no-rest', 'in --typing mode, type at once instead of waiting for the first ghost text at the cursor')
@@ -90,20 +95,22 @@ function program(): Command {
 
 interface Flags {
   model?: string; adapter?: string; modelServer?: string; policies: PolicyName[]; tasks: TaskType[]; limit: number; seed: number; packages?: string[];
-  packageList: string; perFileCap: number; typing?: boolean; rest: boolean; pauseMs?: number; jump?: boolean; keys: number; gapMs: [number, number]; threads?: number;
+  language: LanguageId; packageList?: string; listTasks?: boolean; perFileCap: number; typing?: boolean; rest: boolean; pauseMs?: number; jump?: boolean; keys: number; gapMs: [number, number]; threads?: number;
   maxTokens?: number; budgets?: PromptBudgets[]; layout?: LayoutPreference; layouts?: LayoutPreference[]; needThreshold?: number; kvShiftReuse: boolean; adaptiveThreads: boolean; sharedModelHost: boolean; keepCandidatesNear?: number; timeoutMs: number; resamples: number; out?: string; tracePrompts?: boolean; serverLog?: string; updateDocs?: boolean; progress: boolean; resume?: boolean; reuse?: string;
 }
 
-/** Flags -> options. */
-function toOptions(flags: Flags, argv: readonly string[], now = new Date()): BenchOptions {
+/** Flags -> options; `language` is one with a package list (main refuses the others). */
+function toOptions(flags: Flags, language: BenchLanguageId, argv: readonly string[], now = new Date()): BenchOptions {
+  const listFile = flags.packageList ? userPath(flags.packageList) : path.join(PACKAGE_LISTS_DIR, BENCH_LANGUAGES[language].packageList);
   const options: BenchOptions = {
     policies: flags.policies, types: flags.tasks, limit: flags.limit, seed: flags.seed,
-    packages: packageNames(flags.packages, userPath(flags.packageList)), perFileCap: flags.perFileCap,
+    packages: packageNames(flags.packages, listFile, language), perFileCap: flags.perFileCap,
     requestTimeoutMs: flags.timeoutMs, resamples: flags.resamples,
     outDir: flags.out ? userPath(flags.out) : path.join(REPORTS_DIR, timestampFolder(now)),
     tracePrompts: flags.tracePrompts === true,
     command: ['npm run bench --', ...argv].join(' '),
   };
+  if (language !== 'python') options.language = language;
   if (flags.model) options.model = userPath(flags.model);
   if (flags.adapter) options.adapter = userPath(flags.adapter);
   if (flags.modelServer) options.modelServer = flags.modelServer;
@@ -135,8 +142,15 @@ async function main(argv: string[]): Promise<void> {
   const command = program().parse(argv, { from: 'user' });
   const flags = command.opts<Flags>();
   if (flags.resume && !flags.out) command.error('error: --resume needs --out DIR, the report folder of the run to continue');
-  const options = toOptions(flags, argv);
+  const refusal = whyNoPackages(flags.language);
+  if (refusal) command.error(`error: ${refusal}`);
+  const options = toOptions(flags, flags.language as BenchLanguageId, argv);
   const progress = flags.progress ? createProgressBar() : createQuietProgress();
+  if (flags.listTasks) {
+    const { tasks, stats } = await fetchAndBuildTasks(options, progress);
+    process.stdout.write(taskListing(tasks, stats, options.types));
+    return;
+  }
   try {
     const { files } = await runBench(options, progress);
     process.stdout.write(`${files.markdown}\n`);

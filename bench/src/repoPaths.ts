@@ -18,8 +18,11 @@ export const REPO_ROOT = findRepoRoot();
 /** The built server the bench drives, as editors run it (`npm run build` makes it). */
 export const SERVER_MAIN_JS = path.join(REPO_ROOT, 'dist', 'server', 'src', 'main.js');
 
-/** The benchmark package list. */
-export const DEFAULT_PACKAGE_LIST = path.resolve(REPO_ROOT, '..', 'shared', 'bench', 'packages.txt');
+/** Where the benchmark package lists are: `packages.txt` (Python), `packages-<language>.txt`. */
+export const PACKAGE_LISTS_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'bench');
+
+/** The benchmark package list (Python's). */
+export const DEFAULT_PACKAGE_LIST = path.join(PACKAGE_LISTS_DIR, 'packages.txt');
 
 /** Where reports go (gitignored). */
 export const REPORTS_DIR = path.join(REPO_ROOT, 'bench', 'reports');

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { modelSettingsFromArgument } from '../../server/src/completion/modelChoice.js';
 import type { LayoutPreference, PolicyName, PromptBudgets, SettingsPatch } from '../../shared/settings.js';
-import { DIST_PACKAGES, fetchCodePackage } from './debianPackages.js';
+import { BENCH_LANGUAGES, type BenchLanguageId } from './benchLanguages.js';
 import { driveTasks } from './driver/driveTasks.js';
 import { borrowResults, journalOrigins, resultKey, RunJournal, SERVED_KEY, type RunIdentity } from './driver/journal.js';
 import { servedFiles } from './driver/servedFiles.js';
@@ -33,6 +33,11 @@ export interface BenchOptions {
   types: TaskType[];
   limit: number;
   seed: number;
+  /**
+   * Whose packages and files give tasks; undefined is Python (left out for Python, so runs
+   * journaled before there were other languages still resume).
+   */
+  language?: BenchLanguageId;
   packages: string[];
   perFileCap: number;
   typing?: TypingOptions;
@@ -91,8 +96,7 @@ export interface BenchOutcome {
 export async function runBench(options: BenchOptions, progress: ProgressReporter): Promise<BenchOutcome> {
   const started = new Date();
   const loadAverage = os.loadavg()[0]!;
-  const repositories = await fetchRepositories(options, progress);
-  const { tasks, stats } = await buildTasks(repositories, options);
+  const { tasks, stats } = await fetchAndBuildTasks(options, progress);
   for (const s of stats) {
     progress.log(`${s.repository}: ${s.files} files; candidates line ${s.candidates.line}, api ${s.candidates.api}, block ${s.candidates.block}; ` +
       `chosen ${s.chosen.line} / ${s.chosen.api} / ${s.chosen.block}`);
@@ -131,7 +135,8 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
   const timing = harnessTiming(local.results, local.repositories);
   const meta: ReportMeta = {
     command: options.command, startedAt: started.toISOString(), wallMs: Date.now() - started.getTime(),
-    model: `${options.model ?? '(server default)'}${options.adapter ? ` + LoRA adapter ${options.adapter}` : ''}`, seed: options.seed, repositories: repositories.map((r) => r.name),
+    model: `${options.model ?? '(server default)'}${options.adapter ? ` + LoRA adapter ${options.adapter}` : ''}`, seed: options.seed,
+    language: options.language ?? 'python', repositories: [...new Set(tasks.map((t) => t.repository))],
     machine: `${os.availableParallelism()} cores, load average ${loadAverage.toFixed(1)} at start`, typing: options.typing !== undefined,
     ...(origins.resumed > 0 ? { resumedResults: origins.resumed } : {}),
     ...(origins.reused > 0 ? { reusedResults: `${origins.reused} from ${origins.sources.join(', ')}` } : {}),
@@ -217,18 +222,28 @@ function serverSettings(options: BenchOptions): SettingsPatch {
   return settings;
 }
 
-/** Each package's dist-packages tree is one repository (the workspace root the server indexes). */
-export async function fetchRepositories(options: Pick<BenchOptions, 'packages' | 'cacheDir'>, progress: ProgressReporter): Promise<Repository[]> {
+/**
+ * Each package's source tree in its language (dist-packages, the Go import path, the crate, the
+ * Node module) is one repository: the workspace root the server indexes. A package without one
+ * is skipped and logged with the reason.
+ */
+export async function fetchRepositories(options: Pick<BenchOptions, 'packages' | 'cacheDir' | 'language'>, progress: ProgressReporter): Promise<Repository[]> {
+  const language = BENCH_LANGUAGES[options.language ?? 'python'];
   const repositories: Repository[] = [];
   for (const name of options.packages) {
-    const pkg = await fetchCodePackage(name, options.cacheDir ? { cacheDir: options.cacheDir } : {});
-    if (pkg.moduleRoots.length === 0) {
-      progress.log(`${name}: no Python modules in ${DIST_PACKAGES}, skipped`);
-      continue;
-    }
-    repositories.push({ name, root: path.join(pkg.rootDir, DIST_PACKAGES) });
+    const pkg = await language.fetch(name, options.cacheDir ? { cacheDir: options.cacheDir } : {});
+    const found = await language.repositoryRoot(pkg);
+    if (found.kind === 'skip') progress.log(`${name}: ${found.reason}, skipped`);
+    else repositories.push({ name, root: found.root, language: language.id });
   }
   return repositories;
+}
+
+/** The packages fetched and the tasks built, as a run drives them. */
+export async function fetchAndBuildTasks(
+  options: Pick<BenchOptions, 'packages' | 'cacheDir' | 'language' | 'types' | 'limit' | 'seed' | 'perFileCap'>, progress: ProgressReporter,
+): Promise<Awaited<ReturnType<typeof buildTasks>>> {
+  return buildTasks(await fetchRepositories(options, progress), options);
 }
 
 /** The section of docs/bench-latest.md between the markers. */

@@ -38,8 +38,10 @@ test('says what the model evaluated, by stage, when the server reports it', () =
   expect(renderTrace({ ...TRACE, tokens })).toContain('The model evaluated 211 tokens: trigger 12, selection 40, prompt 150, generated 9.');
 });
 
-test('fences the completion so backticks inside cannot end the block', () => {
-  expect(renderTrace(TRACE)).toContain('````python\nreturn Point(```x```, y)\n````');
+test('fences the completion so backticks inside cannot end the block, in the document\'s language', () => {
+  expect(renderTrace({ ...TRACE, language: 'python' })).toContain('````python\nreturn Point(```x```, y)\n````');
+  expect(renderTrace({ ...TRACE, language: 'go' })).toContain('````go\nreturn Point(```x```, y)\n````');
+  expect(renderTrace({ ...TRACE, language: undefined })).toContain('````\nreturn Point(```x```, y)\n````');
 });
 
 test('adds the prompt when the server included it', () => {

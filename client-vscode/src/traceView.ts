@@ -15,7 +15,7 @@ export function renderTrace(trace: CompletionTrace): string {
     `${fileName(trace.uri)}, line ${trace.line + 1}, column ${trace.character + 1}: **${trace.outcome}**` +
       `${trace.message ? ` (${trace.message})` : ''}${trace.cached ? ', from the cache' : ''}`,
     '',
-    fence(trace.completion),
+    fence(trace.completion, trace.language),
     '',
     '## Decision',
     '',
@@ -39,7 +39,7 @@ export function renderTrace(trace: CompletionTrace): string {
       `(index version ${trace.indexVersion}).` +
       (trace.timings.sharedWaitMs ? ` ${ms(trace.timings.sharedWaitMs)} of it waited for other windows' completions (one model shared).` : ''),
   ];
-  if (trace.prompt !== undefined) lines.push('', '## Prompt', '', fence(trace.prompt));
+  if (trace.prompt !== undefined) lines.push('', '## Prompt', '', fence(trace.prompt, trace.language));
   return `${lines.join('\n')}\n`;
 }
 
@@ -60,11 +60,14 @@ function candidateTable(candidates: TraceCandidate[]): string[] {
   ];
 }
 
-/** A fenced block that no backtick run inside `text` can close early. */
-function fence(text: string): string {
+/**
+ * A fenced block that no backtick run inside `text` can close early, highlighted as the
+ * document's language (the server's language ids are Markdown's names for them).
+ */
+function fence(text: string, language = ''): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
   const ticks = '`'.repeat(longest + 1);
-  return `${ticks}python\n${text}\n${ticks}`;
+  return `${ticks}${language}\n${text}\n${ticks}`;
 }
 
 function fileName(uri: string): string {

@@ -39,25 +39,46 @@ export interface ExpectedCompletion {
   completion: string;
 }
 
-const SEEDS = [1, 2, 3, 4, 5];
+const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 
 /** Writes tiny models until one completes `typed` with one readable line; throws if none does. */
 export async function prepareCompletion(testCase: CompletionCase, dir: string): Promise<ExpectedCompletion> {
+  const { modelPath, seed, completions } = await prepareCompletions([testCase], dir);
+  return { modelPath, seed, completion: completions[0]! };
+}
+
+/**
+ * One model for several cases (one editor session loads one model): the first seed whose
+ * completion is one readable line in every case (each typed in its own copy of the workspace).
+ */
+export async function prepareCompletions(
+  testCases: readonly CompletionCase[], dir: string,
+): Promise<{ modelPath: string; seed: number; completions: string[] }> {
   mkdirSync(dir, { recursive: true });
-  const probe = path.join(dir, 'probe-workspace');
-  cpSync(testCase.workspace, probe, { recursive: true });
-  const original = readFileSync(path.join(testCase.workspace, testCase.file), 'utf8');
-  writeFileSync(path.join(probe, testCase.file), original + testCase.typed + (testCase.after ?? ''));
-  const cursor = cursorAfter(original + testCase.typed);
+  const probes = testCases.map((testCase, i) => probeOf(testCase, path.join(dir, `probe-workspace-${i}`)));
   const seen: string[] = [];
   for (const seed of SEEDS) {
     const modelPath = path.join(dir, `e2e-seed${seed}.gguf`);
     await writeWordyModel(modelPath, seed);
-    const completion = cliCompletion(probe, testCase, cursor, modelPath);
-    if (isReadableLine(completion)) return { modelPath, seed, completion };
-    seen.push(`seed ${seed}: ${JSON.stringify(completion)}`);
+    const completions: string[] = [];
+    for (const [i, testCase] of testCases.entries()) {
+      const completion = cliCompletion(probes[i]!.workspace, testCase, probes[i]!.cursor, modelPath);
+      if (!isReadableLine(completion)) break;
+      completions.push(completion);
+    }
+    if (completions.length === testCases.length) return { modelPath, seed, completions };
+    seen.push(`seed ${seed}: ${JSON.stringify(completions)} then no readable line`);
   }
-  throw new Error(`no seed gave a one-line readable completion after ${JSON.stringify(testCase.typed)}:\n${seen.join('\n')}`);
+  const typed = testCases.map((testCase) => `${testCase.file}: ${JSON.stringify(testCase.typed)}`).join(', ');
+  throw new Error(`no seed gave a one-line readable completion for every case (${typed}):\n${seen.join('\n')}`);
+}
+
+/** A copy of the workspace with the case's text typed, and the cursor after it. */
+function probeOf(testCase: CompletionCase, probe: string): { workspace: string; cursor: { line: number; column: number } } {
+  cpSync(testCase.workspace, probe, { recursive: true });
+  const original = readFileSync(path.join(testCase.workspace, testCase.file), 'utf8');
+  writeFileSync(path.join(probe, testCase.file), original + testCase.typed + (testCase.after ?? ''));
+  return { workspace: probe, cursor: cursorAfter(original + testCase.typed) };
 }
 
 async function writeWordyModel(modelPath: string, seed: number): Promise<void> {

@@ -1,8 +1,9 @@
 /**
  * End-to-end in a real VS Code: code-server in headless Chromium installs the packaged .vsix,
- * opens a copy of test/fixtures/e2e-workspace, and a user types in main.py. The ghost text must
- * be exactly the completion the server's engine computes for that document (see e2eModel.ts),
- * Tab must insert exactly it, and the failure paths must each show one message with the fix.
+ * opens a copy of test/fixtures/e2e-workspace, and a user types in main.py, then in a TypeScript
+ * and a Go file. The ghost text must be exactly the completion the server's engine computes for
+ * that document (see e2eModel.ts), Tab must insert exactly it, and the failure paths must each
+ * show one message with the fix.
  *
  * Runs with REPOSHAPLEY_E2E=1 (`npm run test:e2e`); screenshots and logs land in
  * test/e2e/artifacts/. The tests share one VS Code session and run in order.
@@ -14,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium, type E2eBrowser, type E2ePage } from './browser.js';
 import { findLogs, installExtension, processesWith, startCodeServer, type CodeServer, type CodeServerDirs } from './codeServer.js';
 import { ARTIFACTS_DIR, E2E_WORKSPACE_FIXTURE, ensureCodeServer, requireVsix, vscodeSkipReason } from './e2eEnv.js';
-import { defaultModelCompletion, hasDefaultModel, prepareCompletion, userModelCacheDir, type ExpectedCompletion } from './e2eModel.js';
+import { defaultModelCompletion, hasDefaultModel, prepareCompletions, userModelCacheDir, type ExpectedCompletion } from './e2eModel.js';
 
 const SKIP = vscodeSkipReason();
 if (SKIP) console.info(`[e2e] VS Code end-to-end test skipped: ${SKIP}`);
@@ -27,12 +28,19 @@ const DEMO_FILE = 'demo.py';
 const DEMO_TEXT = 'from main import perimeter\nfrom pkg import Point\n\ntriangle = [Point(0, 0), Point(3, 0), Point(3, 4)]\n';
 const DEMO_TYPED = 'length = perim';
 const USER_MODEL_CACHE = userModelCacheDir();
+/** Files of other languages, each typed on its empty last line (no brackets or quotes, no auto-closing). */
+const OTHER_LANGUAGES = [
+  { file: 'shapes.ts', typed: 'const total = are' },
+  { file: 'geometry.go', typed: 'var total = are' },
+] as const;
 
 describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   let tmp: string;
   let workspace: string;
   let dirs: CodeServerDirs;
   let expected: ExpectedCompletion;
+  /** The completions after OTHER_LANGUAGES' typed text, with the same model. */
+  let otherCompletions: string[];
   let codeServer: CodeServer | undefined;
   let browser: E2eBrowser | undefined;
   let page: E2ePage;
@@ -49,7 +57,10 @@ describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SK
     original = readFileSync(path.join(workspace, FILE), 'utf8');
     // Written now, so the editor's file search knows it by the time the last test opens it.
     writeFileSync(path.join(workspace, DEMO_FILE), DEMO_TEXT);
-    expected = await prepareCompletion({ workspace, file: FILE, typed: TYPED, policy: 'none', threads: 1 }, path.join(tmp, 'model'));
+    const cases = [{ file: FILE, typed: TYPED }, ...OTHER_LANGUAGES].map((c) => ({ ...c, workspace, policy: 'none' as const, threads: 1 }));
+    const prepared = await prepareCompletions(cases, path.join(tmp, 'model'));
+    expected = { modelPath: prepared.modelPath, seed: prepared.seed, completion: prepared.completions[0]! };
+    otherCompletions = prepared.completions.slice(1);
     writeWorkspaceSettings({ 'reposhapley.modelPath': expected.modelPath, 'reposhapley.threads': 1 });
     dirs = { extensionsDir: path.join(tmp, 'extensions'), userDataDir: path.join(tmp, 'user-data') };
     installExtension(vsix, dirs);
@@ -133,6 +144,18 @@ describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SK
     await statusIs('ready', 30_000);
     expect(JSON.parse(readFileSync(userSettings, 'utf8'))['reposhapley.enabled']).toBe(true);
   }, 120_000);
+
+  test.each(OTHER_LANGUAGES.map((c, i) => ({ ...c, index: i })))('$file: the same ghost text and Tab in another language', async ({ file, typed, index }) => {
+    await focusEditor(file);
+    await page.keyboard.insertText(typed);
+    expect(await ghostText()).toBe(otherCompletions[index]);
+    await page.keyboard.press('Tab');
+    await page.locator('.ghost-text-decoration').first().waitFor({ state: 'detached', timeout: 10_000 });
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+S');
+    const wanted = readFileSync(path.join(E2E_WORKSPACE_FIXTURE, file), 'utf8') + typed + otherCompletions[index];
+    expect(await fileBecomes((text) => text === wanted, file)).toBe(wanted);
+  }, 240_000);
 
   test('a model that cannot be loaded shows one message with the fix', async () => {
     const missing = path.join(tmp, 'no-such-model.gguf');
@@ -238,10 +261,10 @@ describe.skipIf(SKIP !== undefined)(`VS Code end-to-end${SKIP ? ` (skipped: ${SK
     ].join('; ');
   }
 
-  async function fileBecomes(accept: (text: string) => boolean): Promise<string> {
+  async function fileBecomes(accept: (text: string) => boolean, file = FILE): Promise<string> {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const text = readFileSync(path.join(workspace, FILE), 'utf8');
+      const text = readFileSync(path.join(workspace, file), 'utf8');
       if (accept(text) || Date.now() > deadline) return text;
       await page.waitForTimeout(100);
     }

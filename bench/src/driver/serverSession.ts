@@ -12,6 +12,7 @@ import {
   CancellationTokenSource, createProtocolConnection, StreamMessageReader, StreamMessageWriter, WorkDoneProgress,
   type ClientCapabilities, type InlineCompletionList, type ProtocolConnection,
 } from 'vscode-languageserver-protocol/node';
+import { EDITOR_LANGUAGES, languageOfFileName } from '../../../shared/languages.js';
 import { CompletionTraceRequest, CursorNotification, StatusNotification, type CompletionTrace, type StatusParams } from '../../../shared/messages.js';
 import type { SettingsPatch } from '../../../shared/settings.js';
 import { LOG_LEVEL_ENV } from '../../../server/src/cli/logging.js';
@@ -152,9 +153,9 @@ export class ServerSession {
     await this.connection.sendNotification('workspace/didChangeConfiguration', { settings: { reposhapley: patch } });
   }
 
-  /** textDocument/didOpen of a Python buffer. */
+  /** textDocument/didOpen of a buffer, with the `languageId` an editor gives its file name (Python's when none). */
   async open(uri: string, text: string, version = 1): Promise<void> {
-    await this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version, text } });
+    await this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: editorIdOf(uri), version, text } });
   }
 
   /** textDocument/didChange inserting `text` at `at` (incremental sync). */
@@ -253,4 +254,10 @@ function toAnswer(list: InlineCompletionList | null, latencyMs: number): InlineA
   const traceId = item?.command?.arguments?.[0];
   const text = typeof item?.insertText === 'string' ? item.insertText : '';
   return typeof traceId === 'string' ? { text, traceId, latencyMs } : { text, latencyMs };
+}
+
+/** VS Code's `languageId` for a file name: `go` for `.go`, `javascript` for `.mjs`. */
+function editorIdOf(uri: string): string {
+  const id = languageOfFileName(uri);
+  return EDITOR_LANGUAGES.find((language) => language.id === id)?.editorIds[0] ?? 'python';
 }

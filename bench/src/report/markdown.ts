@@ -11,6 +11,8 @@ export interface ReportMeta {
   wallMs: number;
   model: string;
   seed: number;
+  /** The language whose packages the tasks come from (`--language`). */
+  language?: string;
   repositories: string[];
   /** e.g. "2 cores, load average 1.9" */
   machine: string;
@@ -90,7 +92,7 @@ export function reportMarkdown(meta: ReportMeta, summary: BenchSummary, timing: 
     '',
     '```sh', meta.command, '```',
     '',
-    `Model: \`${meta.model}\`. Seed ${meta.seed}. Repositories: ${meta.repositories.join(', ')}. ` +
+    `Model: \`${meta.model}\`. Seed ${meta.seed}.${meta.language ? ` Language: ${meta.language}.` : ''} Repositories: ${meta.repositories.join(', ')}. ` +
       `Machine: ${meta.machine}. Wall time ${num(meta.wallMs / 1000, 0)} s.${meta.typing ? ' Mode: --typing (quality is of the completion after the last keystroke, against the rest of the target).' : ''}` +
         (meta.resumedResults ? ` Resumed: ${meta.resumedResults} results come from the journal of the interrupted run (\`--resume\`); the wall time is this process's.` : '') +
         (meta.reusedResults ? ` Reused: ${meta.reusedResults} (\`--reuse\`: the same tasks, model and settings, measured by a run of other policies).` : ''),

@@ -8,12 +8,14 @@
 import type { Tree } from '../../../server/src/languages/syntaxTree.js';
 import type { FileIndex, IndexView } from '../../../server/src/indexing/types.js';
 import type { TaskSyntax } from './languages/taskSyntax.js';
+import { taskSyntaxOfPath } from './languages/taskSyntaxes.js';
 import type { TaskSpan } from './types.js';
 
-/** Every line of `file` with a cross-file call, as an API task. */
-export function apiSpans(file: FileIndex, tree: Tree, index: IndexView, syntax: TaskSyntax): TaskSpan[] {
+/** Every line of `file` with a cross-file call, as an API task; `syntax` is the file's language's. */
+export function apiSpans(file: FileIndex, tree: Tree, index: IndexView, syntax: TaskSyntax | undefined = taskSyntaxOfPath(file.relPath)): TaskSpan[] {
+  if (!syntax) return [];
   const byLine = new Map<number, TaskSpan>();
-  for (const call of tree.rootNode.descendantsOfType(Object.keys(syntax.calls))) {
+  for (const call of tree.rootNode.descendantsOfType([...Object.keys(syntax.calls)])) {
     const callee = call?.childForFieldName(syntax.calls[call.type]!);
     if (!call || !callee) continue;
     const { row, column } = call.startPosition;

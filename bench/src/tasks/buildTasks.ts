@@ -2,15 +2,18 @@
  * The task builder: indexes each repository with the server's own WorkspaceIndex (same files,
  * same import resolution, same symbol graph), finds every candidate span per task type, then
  * samples deterministically: the limit is split evenly over task types, then over
- * repositories, then spread over files with a per-file cap (see sampling.ts).
+ * repositories, then spread over files with a per-file cap (see sampling.ts). Each file is
+ * parsed with its own language's grammar and cut by that language's rules (languages/); block
+ * tasks are Python function bodies only.
  */
 import path from 'node:path';
-import { createParserForPath } from '../../../server/src/languages/registry.js';
-import type { SyntaxParser } from '../../../server/src/languages/syntaxTree.js';
+import type { LanguageId } from '../../../server/src/languages/language.js';
+import { createParserSet, languageOfPath, type ParserSet } from '../../../server/src/languages/registry.js';
 import type { FileIndex, IndexView } from '../../../server/src/indexing/types.js';
 import { WorkspaceIndex } from '../../../server/src/indexing/workspaceIndex.js';
 import { apiSpans } from './apiTasks.js';
 import { blockSpans } from './blockTasks.js';
+import { taskSyntaxOf } from './languages/taskSyntaxes.js';
 import { lineSpans } from './lineTasks.js';
 import { capacityAcrossFiles, pickAcrossFiles, splitQuota, strataRandom } from './sampling.js';
 import { cutAt } from './taskText.js';
@@ -19,8 +22,13 @@ import type { BenchTask, TaskSpan, TaskType } from './types.js';
 /** A repository: one Debian package's module tree. */
 export interface Repository {
   name: string;
-  /** Absolute path of the workspace root (the package's dist-packages directory). */
+  /** Absolute path of the workspace root (the package's dist-packages directory, Go import path, crate, …). */
   root: string;
+  /**
+   * Only files of this language give tasks (a JavaScript package's `.d.ts` files do not); the
+   * index still reads every file, for imports. Default: files of every registered language.
+   */
+  language?: LanguageId;
 }
 
 /** What the builder is asked for. */
@@ -58,12 +66,12 @@ interface RepositoryCandidates {
 export async function buildTasks(
   repositories: readonly Repository[], options: TaskBuildOptions,
 ): Promise<{ tasks: BenchTask[]; stats: TaskBuildStats[] }> {
-  const parser = await createParserForPath('module.py');
+  const parsers = await createParserSet();
   const found: RepositoryCandidates[] = [];
   try {
-    for (const repository of repositories) found.push(await findCandidates(repository, options.types, parser));
+    for (const repository of repositories) found.push(await findCandidates(repository, options.types, parsers));
   } finally {
-    parser.dispose();
+    parsers.dispose();
   }
   const quotas = allocate(found, options);
   const tasks: BenchTask[] = [];
@@ -87,16 +95,16 @@ function allocate(found: readonly RepositoryCandidates[], options: TaskBuildOpti
   return new Map(options.types.map((type, t) => [type, splitQuota(typeQuotas[t]!, capacity(type))]));
 }
 
-async function findCandidates(repository: Repository, types: readonly TaskType[], parser: SyntaxParser): Promise<RepositoryCandidates> {
+async function findCandidates(repository: Repository, types: readonly TaskType[], parsers: ParserSet): Promise<RepositoryCandidates> {
   // The index gets a parser of its own: disposing an index disposes its parser.
   const index = await WorkspaceIndex.create();
   try {
     const result = await index.indexRoots([repository.root]);
     if (result.kind !== 'ok') throw new Error(`indexing ${repository.root} was cancelled`);
-    const files = new Map([...index.files()].filter((f) => !f.hasSyntaxErrors).map((f) => [f.relPath, f]));
+    const files = new Map([...index.files()].filter((f) => !f.hasSyntaxErrors && givesTasks(f.relPath, repository)).map((f) => [f.relPath, f]));
     const spans: RepositoryCandidates['spans'] = { line: new Map(), api: new Map(), block: new Map() };
     for (const relPath of [...files.keys()].sort()) {
-      const perType = spansOf(files.get(relPath)!, parser, index, types);
+      const perType = spansOf(files.get(relPath)!, parsers, index, types);
       for (const type of types) if (perType[type].length > 0) spans[type].set(relPath, perType[type].map((span) => ({ relPath, span })));
     }
     return { repository, files, spans };
@@ -105,12 +113,21 @@ async function findCandidates(repository: Repository, types: readonly TaskType[]
   }
 }
 
-function spansOf(file: FileIndex, parser: SyntaxParser, index: IndexView, types: readonly TaskType[]): Record<TaskType, TaskSpan[]> {
-  const tree = parser.parse(file.text);
+/** Whether a file is of the repository's language (of a registered one when it has none). */
+function givesTasks(relPath: string, repository: Repository): boolean {
+  const language = languageOfPath(relPath);
+  return language !== undefined && (repository.language === undefined || language.id === repository.language);
+}
+
+/** The spans of a file of a registered language. */
+function spansOf(file: FileIndex, parsers: ParserSet, index: IndexView, types: readonly TaskType[]): Record<TaskType, TaskSpan[]> {
+  const language = languageOfPath(file.relPath)!;
+  const syntax = taskSyntaxOf(language.id);
+  const tree = parsers.forPath(file.relPath)!.parse(file.text);
   try {
     return {
-      line: types.includes('line') ? lineSpans(file, tree) : [],
-      api: types.includes('api') ? apiSpans(file, tree, index) : [],
+      line: types.includes('line') ? lineSpans(file, tree, language.editing.lexical, syntax) : [],
+      api: types.includes('api') ? apiSpans(file, tree, index, syntax) : [],
       block: types.includes('block') ? blockSpans(file, tree) : [],
     };
   } finally {

@@ -13,8 +13,3 @@ export function resolveCallee(callee: SyntaxNode, file: FileIndex, index: IndexV
   return taskSyntaxOfPath(file.relPath)?.resolveCallee(callee, file, index);
 }
 
-/** The callee node of a call node of the file's language; undefined for any other node. */
-export function calleeOf(call: SyntaxNode, relPath: string): SyntaxNode | null | undefined {
-  const field = taskSyntaxOfPath(relPath)?.calls[call.type];
-  return field === undefined ? undefined : call.childForFieldName(field);
-}
