@@ -24,7 +24,8 @@ export const NODEJS_DIRS: readonly string[] = ['usr/share/nodejs', 'usr/lib/node
  * chain of single subdirectories is followed down to the first directory with `.go` files or a
  * go.mod; where a directory has several, the one named after the package
  * (golang-github-spf13-cobra-dev) is taken: -dev packages may carry sources of other import
- * paths, and symlinked old spellings (github.com/Sirupsen) are not directories of their own.
+ * paths. Only directories with Go files of their own count: an old spelling kept as symlinks
+ * (github.com/Sirupsen/logrus -> ../sirupsen/logrus) is no second import path.
  */
 export async function goRepositoryRoot(rootDir: string, packageName: string): Promise<RepositoryRoot> {
   const src = path.join(rootDir, GOCODE_SRC);
@@ -35,7 +36,7 @@ export async function goRepositoryRoot(rootDir: string, packageName: string): Pr
     const entries = await entriesOf(dir);
     if (!entries) return { kind: 'skip', reason: `no Go sources in ${GOCODE_SRC}` };
     if (entries.some((e) => e.isFile() && (e.name.endsWith('.go') || e.name === 'go.mod'))) return { kind: 'ok', root: dir };
-    const subdirs = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+    const subdirs = await goSubdirectories(dir, entries);
     if (elements.length > 0 && importPathKey(elements) === wanted && subdirs.length > 0) return { kind: 'ok', root: dir };
     const next = subdirs.length === 1 ? subdirs : subdirs.filter((name) => isKeyPrefix(importPathKey([...elements, name]), wanted));
     if (next.length !== 1) {
@@ -45,6 +46,21 @@ export async function goRepositoryRoot(rootDir: string, packageName: string): Pr
     elements.push(next[0]!);
     dir = path.join(dir, next[0]!);
   }
+}
+
+/** Subdirectories holding Go files (not through symlinks), sorted. */
+async function goSubdirectories(dir: string, entries: readonly Dirent[]): Promise<string[]> {
+  const names = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+  const holding = await Promise.all(names.map((name) => holdsGoFiles(path.join(dir, name))));
+  return names.filter((_, i) => holding[i]);
+}
+
+async function holdsGoFiles(dir: string): Promise<boolean> {
+  for (const entry of (await entriesOf(dir)) ?? []) {
+    if (entry.isFile() && entry.name.endsWith('.go')) return true;
+    if (entry.isDirectory() && (await holdsGoFiles(path.join(dir, entry.name)))) return true;
+  }
+  return false;
 }
 
 /** `golang-github-spf13-cobra-dev` -> `github-spf13-cobra`, `…-go-toml.v2-dev` -> `…-go-toml-v2`. */

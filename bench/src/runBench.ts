@@ -136,7 +136,7 @@ export async function runBench(options: BenchOptions, progress: ProgressReporter
   const meta: ReportMeta = {
     command: options.command, startedAt: started.toISOString(), wallMs: Date.now() - started.getTime(),
     model: `${options.model ?? '(server default)'}${options.adapter ? ` + LoRA adapter ${options.adapter}` : ''}`, seed: options.seed,
-    language: options.language ?? 'python', repositories: [...new Set(tasks.map((t) => t.repository))],
+    language: options.language ?? 'python', repositories: stats.map((s) => s.repository),
     machine: `${os.availableParallelism()} cores, load average ${loadAverage.toFixed(1)} at start`, typing: options.typing !== undefined,
     ...(origins.resumed > 0 ? { resumedResults: origins.resumed } : {}),
     ...(origins.reused > 0 ? { reusedResults: `${origins.reused} from ${origins.sources.join(', ')}` } : {}),

@@ -2,7 +2,9 @@
  * Rust: `call_expression` (a `macro_invocation` is another node type, never a task). `f()` for
  * a name brought in by `use` (`use crate::a::f;`, `use super::*;`), `m::f()` for a module bound
  * by `use crate::m;` or `mod m;`, `T::new()` for an imported type, its method looked for in the
- * type's file and else in the one `impl` of that name elsewhere; `f::<T>()` as `f()`. Methods
+ * type's file and else in the one `impl` of that name elsewhere; `f::<T>()` as `f()`. A type is
+ * called only when it is a tuple struct (`Meters(3)`): `Err(e)` names the prelude's variant even
+ * where a crate imports an `Err` enum, and variants are no definitions. Methods
  * called on values (`x.len()`) need types and are left out; so are longer paths (`a::b::f()`),
  * which the server's records do not bind.
  */
@@ -23,14 +25,22 @@ export const rustTasks: TaskSyntax = {
   docstrings: false,
   calls: { call_expression: 'function' },
   resolveCallee(callee, file, index) {
-    const target = callee.type === 'generic_function' ? callee.childForFieldName('function') : callee;
-    if (target?.type === 'identifier') return resolveImportedName(target.text, file, index, BINDINGS);
-    if (target?.type !== 'scoped_identifier') return undefined;
-    const path = target.childForFieldName('path');
-    const name = target.childForFieldName('name');
-    return path?.type === 'identifier' && name ? resolvePath(path, name.text, file, index) : undefined;
+    const definition = resolveFunction(callee, file, index);
+    return definition && (definition.kind !== 'class' || TUPLE_STRUCT.test(definition.signature)) ? definition : undefined;
   },
 };
+
+/** `struct Name(…)`, `pub(crate) struct Name<T>(…)`: a type that is called like a function. */
+const TUPLE_STRUCT = /^(?:pub(?:\([^)]*\))?\s+)?struct\s+[A-Za-z_]\w*\s*(?:<[^(]*>)?\s*\(/;
+
+function resolveFunction(callee: SyntaxNode, file: FileIndex, index: IndexView): Definition | undefined {
+  const target = callee.type === 'generic_function' ? callee.childForFieldName('function') : callee;
+  if (target?.type === 'identifier') return resolveImportedName(target.text, file, index, BINDINGS);
+  if (target?.type !== 'scoped_identifier') return undefined;
+  const path = target.childForFieldName('path');
+  const name = target.childForFieldName('name');
+  return path?.type === 'identifier' && name ? resolvePath(path, name.text, file, index) : undefined;
+}
 
 /** `path::name` where `path` is one imported module or type. */
 function resolvePath(path: SyntaxNode, name: string, file: FileIndex, index: IndexView): Definition | undefined {

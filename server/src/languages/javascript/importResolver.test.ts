@@ -25,7 +25,7 @@ const SOURCES = [
   'src/store/index.ts', 'src/store/items.ts', 'src/components/Button.jsx', 'src/components/index.js',
   'src/lib/math.ts', 'scripts/build.mjs', 'scripts/config.cjs',
   'packages/core/src/index.ts', 'packages/core/src/format.ts', 'packages/ui/lib/main.js', 'packages/ui/lib/theme.js',
-  'packages/cli/src/run.ts',
+  'packages/cli/src/run.ts', 'lib/input.js', 'lib/input.d.ts', 'lib/parser.js',
 ];
 
 const PROJECT_FILES: Record<string, string> = {
@@ -68,6 +68,8 @@ describe('resolveImport', () => {
     { name: 'trailing slash is a directory', from: 'src/app.ts', module: './components/', resolved: 'src/components/index.js' },
     { name: 'JSX component', from: 'src/components/index.js', module: './Button', resolved: 'src/components/Button.jsx' },
     { name: 'CommonJS from .mjs', from: 'scripts/build.mjs', module: './config.cjs', resolved: 'scripts/config.cjs' },
+    { name: 'JavaScript loads the .js beside a .d.ts', from: 'lib/parser.js', module: './input', resolved: 'lib/input.js' },
+    { name: 'TypeScript reads the .d.ts beside a .js', from: 'src/app.ts', module: '../lib/input', resolved: 'lib/input.d.ts' },
     { name: 'beyond the workspace', from: 'src/app.ts', module: '../../outside', resolved: undefined },
     { name: 'missing file', from: 'src/app.ts', module: './missing', resolved: undefined },
     { name: 'paths wildcard', from: 'src/app.ts', module: '@/store/items', resolved: 'src/store/items.ts' },

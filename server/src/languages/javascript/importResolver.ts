@@ -14,7 +14,7 @@
  */
 import * as path from 'node:path';
 import type { ImportRecord, ImportResolution, ImportingFile, WorkspaceFiles } from '../language.js';
-import { moduleFile, stripModuleExtension } from './moduleFiles.js';
+import { extensionsFor, moduleFile, stripModuleExtension } from './moduleFiles.js';
 import { exportTargets, mappedModulePaths, nearestPathMapping, readManifest, type ReadProjectFile } from './projectConfig.js';
 
 /** Where workspace packages live; a monorepo's other layouts (apps/, libs/) are not searched. */
@@ -33,16 +33,17 @@ export function resolveImport(record: ImportRecord, from: ImportingFile, files: 
 /** The workspace file a specifier names, if it names one. */
 export function resolveSpecifier(specifier: string, from: ImportingFile, files: WorkspaceFiles): string | undefined {
   const has = (relPath: string): boolean => files.has(relPath);
+  const extensions = extensionsFor(from.relPath);
   if (isRelative(specifier)) {
     const directoryOnly = /(^|\/)\.\.?$|\/$/.test(specifier);
-    return moduleFile(path.posix.join(path.posix.dirname(from.relPath), specifier), has, directoryOnly);
+    return moduleFile(path.posix.join(path.posix.dirname(from.relPath), specifier), has, directoryOnly, extensions);
   }
   // Absolute paths, `node:fs`, `https://…`, `data:` are no workspace files.
   if (specifier.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(specifier)) return undefined;
   const read: ReadProjectFile = (relPath) => files.projectFile(from, relPath);
   const mapping = nearestPathMapping(from.relPath, read);
   for (const modulePath of mapping ? mappedModulePaths(specifier, mapping) : []) {
-    const file = moduleFile(modulePath, has);
+    const file = moduleFile(modulePath, has, false, extensions);
     if (file !== undefined) return file;
   }
   return workspacePackageFile(specifier, read, has);

@@ -8,6 +8,17 @@ import type { ImportRecord } from '../language.js';
 /** Extensions tried, in order, after a path without one (TypeScript's sources before JavaScript's). */
 export const MODULE_EXTENSIONS: readonly string[] = ['.ts', '.tsx', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];
 
+/**
+ * The order for a JavaScript file's imports: Node loads `input.js`, never the `input.d.ts` a
+ * package ships beside it for TypeScript users (postcss does, for every module).
+ */
+const JAVASCRIPT_EXTENSIONS: readonly string[] = ['.js', '.jsx', '.mjs', '.cjs', '.ts', '.tsx', '.d.ts', '.mts', '.cts'];
+
+/** The extensions to try for imports written in `importerRelPath`. */
+export function extensionsFor(importerRelPath: string): readonly string[] {
+  return /\.(m|c)?jsx?$/i.test(importerRelPath) ? JAVASCRIPT_EXTENSIONS : MODULE_EXTENSIONS;
+}
+
 /** Longest first, so `a.d.ts` loses `.d.ts` and not `.ts`. */
 const STRIPPED_EXTENSIONS: readonly string[] = ['.d.ts', '.d.mts', '.d.cts', ...MODULE_EXTENSIONS.filter((ext) => ext !== '.d.ts')];
 
@@ -34,18 +45,20 @@ export function stripModuleExtension(relPath: string): string {
  * TypeScript source of a `.js` path, the path with each extension, then the directory's index.
  * `directoryOnly` for `.`, `..` and `dir/`, which Node reads as directories.
  */
-export function moduleFile(modulePath: string, has: (relPath: string) => boolean, directoryOnly = false): string | undefined {
+export function moduleFile(
+  modulePath: string, has: (relPath: string) => boolean, directoryOnly = false, extensions: readonly string[] = MODULE_EXTENSIONS,
+): string | undefined {
   if (modulePath === '..' || modulePath.startsWith('../') || path.posix.isAbsolute(modulePath)) return undefined; // Outside the workspace.
   const target = modulePath === '.' || modulePath === '' ? '' : modulePath.replace(/\/$/, '');
   if (target !== '' && !directoryOnly) {
     if (has(target)) return target;
     const ext = path.posix.extname(target);
     const sources = (SOURCE_OF_OUTPUT[ext] ?? []).map((source) => target.slice(0, -ext.length) + source);
-    const found = sources.find(has) ?? MODULE_EXTENSIONS.map((candidate) => target + candidate).find(has);
+    const found = sources.find(has) ?? extensions.map((candidate) => target + candidate).find(has);
     if (found !== undefined) return found;
   }
   const index = target === '' ? 'index' : `${target}/index`;
-  return MODULE_EXTENSIONS.map((candidate) => index + candidate).find(has);
+  return extensions.map((candidate) => index + candidate).find(has);
 }
 
 /**
