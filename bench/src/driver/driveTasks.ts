@@ -165,7 +165,7 @@ async function warmUp(session: ServerSession, task: BenchTask, options: DriveOpt
 function failedResult(task: BenchTask, policy: ArmName, error: string): TaskResult {
   return {
     taskId: task.id, type: task.type, repository: task.repository, policy, completion: '', target: task.target,
-    outcome: 'error', error: error.split('\n', 1)[0], latencyMs: Number.NaN, cycleMs: 0, scores: scoreCompletion('', task.target),
+    outcome: 'error', error: error.split('\n', 1)[0], latencyMs: Number.NaN, cycleMs: 0, scores: scoreCompletion('', task.target, task.relPath),
   };
 }
 

@@ -45,7 +45,7 @@ export async function runTask(session: ServerSession, task: BenchTask, policy: A
     taskId: task.id, type: task.type, repository: task.repository, policy, completion, target: task.target,
     outcome: error ? (/timed out/.test(error) ? 'timeout' : 'error') : completion.length > 0 ? 'ok' : 'empty',
     latencyMs: answer?.latencyMs ?? Number.NaN, cycleMs: performance.now() - started,
-    scores: scoreCompletion(completion, task.target),
+    scores: scoreCompletion(completion, task.target, task.relPath),
   };
   if (error) result.error = error;
   if (trace) result.trace = trace;

@@ -101,7 +101,7 @@ export async function runTypingTask(
     taskId: task.id, type: task.type, repository: task.repository, policy, completion, target: remaining,
     outcome: last.settled?.error ? (/timed out/.test(last.settled.error) ? 'timeout' : 'error') : completion ? 'ok' : 'empty',
     latencyMs: last.settled?.answer?.latencyMs ?? Number.NaN, cycleMs: performance.now() - started,
-    scores: scoreCompletion(completion, remaining), typing,
+    scores: scoreCompletion(completion, remaining, task.relPath), typing,
   };
   if (last.settled?.error) result.error = last.settled.error;
   if (finalTrace) result.trace = finalTrace;

@@ -3,6 +3,7 @@ import {
   codePointDistance, codePointLength, dynamicProgramDistance, editSimilarity, exactMatch, extractIdentifiers, identifierMatch, scoreCompletion,
   stripStringsAndComments,
 } from './textMetrics.js';
+import { languageOfPath } from '../../../server/src/languages/registry.js';
 
 describe('exactMatch (RepoShapley A.1, whitespace-trimmed)', () => {
   test.each([
@@ -125,4 +126,20 @@ test('scoreCompletion puts the four together', () => {
   expect(partial.em).toBe(0);
   expect(partial.es).toBeCloseTo((1 - 1 / 6) * 100, 10);
   expect(partial.idF1).toBeCloseTo(0.5, 12);
+});
+
+describe('identifiers in other languages', () => {
+  test.each([
+    ['store.go', 'value, err := s.Lookup("key") // the value', ['value', 'err', 's', 'Lookup']],
+    ['main.rs', 'let client: Client = connect("localhost", 8080); /* done */', ['client', 'Client', 'connect']],
+    ['cart.ts', 'return formatPrice(`${cents}`, \'EUR\'); // total', ['formatPrice']],
+  ])('%s: %s', (relPath, code, expected) => {
+    expect(extractIdentifiers(code, languageOfPath(relPath))).toEqual(expected);
+  });
+
+  test('a Python file keeps CrossCodeEval\'s rules; another language uses its own', () => {
+    expect(scoreCompletion('x = f(a)  # note', 'x = f(a)', 'm.py').idEm).toBe(1);
+    expect(scoreCompletion('func f() {', 'func g() {', 'a.go').idF1).toBe(0);
+    expect(scoreCompletion('let x = 1; // y', 'let x = 1;', 'a.rs').idEm).toBe(1);
+  });
 });

@@ -7,6 +7,8 @@
  * character outside the BMP (an emoji, U+1D49C) is one keystroke for a user, not two. So
  * `editSimilarity('😀', '😁')` is 0 (one substitution over one code point), not 50.
  */
+import type { CodeLanguage, LexicalRules } from '../../../server/src/languages/language.js';
+import { languageOfPath } from '../../../server/src/languages/registry.js';
 import { distance } from 'fastest-levenshtein';
 
 /** EM = 1(Ŷ = Y) on whitespace-trimmed text (RepoShapley A.1). */
@@ -96,11 +98,55 @@ const WORD = /[\p{ID_Start}_][\p{ID_Continue}]*|\d[\p{ID_Continue}.]*/gu;
 /**
  * Identifiers in order of appearance, as CrossCodeEval extracts them: comments and string
  * literals removed (f-strings too: their interpolations are not counted), keywords dropped.
- * Works on fragments (a rest-of-line with an unclosed string or bracket).
+ * Works on fragments (a rest-of-line with an unclosed string or bracket). Python's rules by
+ * default; another language's comments, strings and keywords when `language` is given.
  */
-export function extractIdentifiers(code: string): string[] {
-  const words = stripStringsAndComments(code).match(WORD) ?? [];
-  return words.filter((word) => !/^\d/.test(word) && !PYTHON_KEYWORDS.has(word));
+export function extractIdentifiers(code: string, language?: CodeLanguage): string[] {
+  const stripped = language ? stripByRules(code, language.editing.lexical) : stripStringsAndComments(code);
+  const keywords = language ? language.symbols.keywords : PYTHON_KEYWORDS;
+  return (stripped.match(WORD) ?? []).filter((word) => !/^\d/.test(word) && !keywords.has(word));
+}
+
+/**
+ * Comments and strings replaced with a space by a language's lexical rules (the server's own);
+ * an unterminated string ends at the line break unless its quote spans lines.
+ */
+export function stripByRules(code: string, lexical: LexicalRules): string {
+  let out = '';
+  for (let i = 0; i < code.length;) {
+    const end = skippedEnd(code, i, lexical);
+    if (end === undefined) {
+      out += code[i];
+      i++;
+    } else {
+      out += ' ';
+      i = end;
+    }
+  }
+  return out;
+}
+
+/** Where the comment or string starting at `i` ends; undefined when none starts there. */
+function skippedEnd(code: string, i: number, lexical: LexicalRules): number | undefined {
+  if (lexical.lineComments.some((mark) => code.startsWith(mark, i))) {
+    const end = code.indexOf('\n', i);
+    return end < 0 ? code.length : end;
+  }
+  const block = lexical.blockComment;
+  if (block && code.startsWith(block.open, i)) {
+    const end = code.indexOf(block.close, i + block.open.length);
+    return end < 0 ? code.length : end + block.close.length;
+  }
+  const quote = lexical.quotes.find((q) => code.startsWith(q, i));
+  if (quote === undefined) return undefined;
+  const raw = lexical.rawQuotes?.includes(quote) ?? false;
+  const multiLine = lexical.multiLineQuotes.includes(quote);
+  for (let j = i + quote.length; j < code.length; j++) {
+    if (code[j] === '\\' && !raw) j++;
+    else if (code[j] === '\n' && !multiLine) return j;
+    else if (code.startsWith(quote, j)) return j + quote.length;
+  }
+  return code.length;
 }
 
 /** A string literal opens here: optional prefix (r, b, f, u and pairs), then a quote. */
@@ -161,9 +207,9 @@ export interface IdentifierMatch {
  * identifier, precision, recall and F1 are 1 (CrossCodeEval reports 0), matching identifier
  * EM (both empty lists are equal) and ES of two empty strings (100).
  */
-export function identifierMatch(prediction: string, target: string): IdentifierMatch {
-  const predicted = extractIdentifiers(prediction);
-  const expected = extractIdentifiers(target);
+export function identifierMatch(prediction: string, target: string, language?: CodeLanguage): IdentifierMatch {
+  const predicted = extractIdentifiers(prediction, language);
+  const expected = extractIdentifiers(target, language);
   const exact = predicted.length === expected.length && predicted.every((id, i) => id === expected[i]);
   const predictedSet = new Set(predicted);
   const expectedSet = new Set(expected);
@@ -188,9 +234,13 @@ export interface QualityScores {
   idF1: number;
 }
 
-/** EM (0/1), ES (0–100), identifier EM (0/1) and identifier F1 (0–1) of one completion. */
-export function scoreCompletion(prediction: string, target: string): QualityScores {
-  const ids = identifierMatch(prediction, target);
+/**
+ * EM (0/1), ES (0–100), identifier EM (0/1) and identifier F1 (0–1) of one completion in the file
+ * at `relPath` (its language's identifiers; Python's when it has none registered).
+ */
+export function scoreCompletion(prediction: string, target: string, relPath?: string): QualityScores {
+  const language = relPath === undefined ? undefined : languageOfPath(relPath);
+  const ids = identifierMatch(prediction, target, language?.id === 'python' ? undefined : language);
   return {
     em: exactMatch(prediction, target) ? 1 : 0,
     es: editSimilarity(prediction, target),

@@ -58,7 +58,10 @@ export interface EnclosingScope {
 export interface SymbolRules {
   /** Node types whose text is a name use (a reference), unless it is a definition's own name. */
   identifierTypes: readonly string[];
-  /** Names that are never references (keywords a grammar parses as identifiers). */
+  /**
+   * The language's reserved words: never references (some grammars parse a few as identifiers),
+   * and left out of lexical retrieval's tokens, where every window would share them.
+   */
   keywords: ReadonlySet<string>;
   /** Definition rules by node type. */
   definitions: Readonly<Record<string, DefinitionRule>>;

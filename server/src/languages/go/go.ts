@@ -22,6 +22,16 @@ const PREDECLARED_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Go's keywords (never identifier nodes, but every window has them: left out of retrieval's
+ * tokens) and its predeclared types (the grammar reads them as type names: no reference).
+ */
+const KEYWORDS: ReadonlySet<string> = new Set([
+  'break', 'case', 'chan', 'const', 'continue', 'default', 'defer', 'else', 'fallthrough', 'for', 'func',
+  'go', 'goto', 'if', 'import', 'interface', 'map', 'package', 'range', 'return', 'select', 'struct',
+  'switch', 'type', 'var', ...PREDECLARED_TYPES,
+]);
+
+/**
  * Go definitions do not nest (a function's local types are not definitions, methods name their
  * owner through the receiver), so a scope, where there is one, is a type: `Type.name`.
  */
@@ -31,7 +41,7 @@ function qualify(scope: EnclosingScope | undefined, name: string): string {
 
 const symbols: SymbolRules = {
   identifierTypes: ['identifier', 'field_identifier', 'type_identifier', 'package_identifier'],
-  keywords: PREDECLARED_TYPES,
+  keywords: KEYWORDS,
   definitions: GO_DEFINITIONS,
   importTypes: IMPORT_DECLARATION_TYPES,
   importRecords,

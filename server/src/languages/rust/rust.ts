@@ -11,10 +11,15 @@ import { resolveModulePath } from './moduleResolver.js';
 import { IMPORT_NODE_TYPES, importRecords } from './useDeclarations.js';
 
 /**
- * Names the grammar reads as identifiers that are not uses of a definition. `self`, `super` and
- * `crate` have node types of their own; `Self` is an identifier or a type identifier.
+ * Rust's strict keywords. `Self` is the only one the grammar reads as a name (an identifier or a
+ * type identifier; `self`, `super` and `crate` have node types of their own); the others are
+ * left out of retrieval's tokens, where every window would share them.
  */
-const KEYWORDS: ReadonlySet<string> = new Set(['Self']);
+const KEYWORDS: ReadonlySet<string> = new Set([
+  'Self', 'as', 'async', 'await', 'break', 'const', 'continue', 'crate', 'dyn', 'else', 'enum', 'extern',
+  'false', 'fn', 'for', 'if', 'impl', 'in', 'let', 'loop', 'match', 'mod', 'move', 'mut', 'pub', 'ref',
+  'return', 'self', 'static', 'struct', 'super', 'trait', 'true', 'type', 'unsafe', 'use', 'where', 'while',
+]);
 
 /** Path segments no module file can be named after (`crate.rs` cannot be a module). */
 const PATH_KEYWORDS: ReadonlySet<string> = new Set(['', 'crate', 'self', 'super']);
