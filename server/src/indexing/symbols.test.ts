@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { firstDocstringLine } from '../languages/python/definitionText.js';
 import python from '../languages/python/python.js';
-import { createParserForPath } from '../languages/registry.js';
+import { createParserForPath, languageOfPath } from '../languages/registry.js';
 import type { SyntaxParser } from '../languages/syntaxTree.js';
 import { createStatementCache, extractSymbols, type StatementCache, type SymbolExtraction } from './symbols.js';
 
@@ -151,4 +151,46 @@ describe('statement cache', () => {
     expect(extract(after, cache)).toEqual(extract(after));
     expect(cache.units.size).toBe(4);
   });
+
+  /** A UMD-style library: one statement around every definition, 240 functions long. */
+  const umd = (edited: string) => [
+    ';(function (root, factory) {',
+    '  root.lib = factory();',
+    '}(this, function () {',
+    "  var helpers = require('./helpers');",
+    ...Array.from({ length: 240 }, (_, i) => `  function f${i}(x) { return helpers.step(x, ${i === 120 ? edited : i}); }`),
+    '  return { f0: f0 };',
+    '}));',
+    '',
+  ].join('\n');
+
+  test.each([
+    ['a wrapper around statements (UMD): its statements are kept one by one', 'm.js', umd('120'), umd('120 + limit'), true],
+    ['a long `if __name__` block: its statements are kept one by one', 'tool.py',
+      `import os\nif __name__ == '__main__':\n    import sys\n${Array.from({ length: 220 }, (_, i) => `    print(os.sep, ${i})`).join('\n')}\n`,
+      `import os\nif __name__ == '__main__':\n    import sys\n${Array.from({ length: 220 }, (_, i) => `    print(os.sep, ${i === 100 ? 'sys.argv' : i})`).join('\n')}\n`, true],
+    ['a long class is no wrapper: its methods are in its scope', 'big.py',
+      `class Big:\n${Array.from({ length: 220 }, (_, i) => `    def m${i}(self):\n        return ${i}`).join('\n')}\n`,
+      `class Big:\n${Array.from({ length: 220 }, (_, i) => `    def m${i}(self):\n        return ${i === 7 ? 'self' : i}`).join('\n')}\n`, false],
+  ])('%s, and the result equals extraction from scratch', async (_name, relPath, before, after, wraps) => {
+    const language = languageOfPath(relPath)!;
+    const fileParser = await createParserForPath(relPath);
+    const run = (source: string, cache?: StatementCache) => {
+      const tree = fileParser.parse(source);
+      try {
+        return extractSymbols(tree, source, relPath, language, cache);
+      } finally {
+        tree.delete();
+      }
+    };
+    try {
+      const cache = createStatementCache();
+      run(before, cache);
+      expect(run(after, cache)).toEqual(run(after));
+      expect(cache.units.size > 1).toBe(wraps);
+    } finally {
+      fileParser.dispose();
+    }
+  });
 });
+
