@@ -12,8 +12,8 @@
  * Why copy instead of `npm install`: offline, and byte-for-byte the tested dependencies.
  * Why one platform: node-llama-cpp's optional binaries for every platform are ~700 MB; the
  * CPU build for linux-x64 is ~30 MB. llama.cpp's source bundle (only needed to compile
- * llama.cpp, which the server never does: `build: 'never'`) and tree-sitter-python's C sources
- * and native prebuilds (the server uses its .wasm) are left out too.
+ * llama.cpp, which the server never does: `build: 'never'`) and the grammar packages' C sources
+ * and native prebuilds (the server uses their .wasm files) are left out too.
  *
  *   node scripts/stageServer.mjs [--target linux-x64]
  */
@@ -37,7 +37,8 @@ const LLAMA_BINARIES = {
 /** Paths inside packages the server never reads at run time. */
 const SKIPPED = [
   /^node-llama-cpp\/llama\/gitRelease\.bundle$/,
-  /^tree-sitter-python\/(src|prebuilds|bindings|queries)\//,
+  // A grammar package is read for its .wasm only: its C sources and native builds are ~70 MB in all.
+  /^tree-sitter-[a-z]+\/(?!(package\.json|LICENSE|README\.md|[^/]+\.wasm)$)/,
   /\.(map|d\.ts|d\.mts|d\.cts|tsbuildinfo)$/,
   /(^|\/)(CHANGELOG|HISTORY)\.md$/i,
 ];
