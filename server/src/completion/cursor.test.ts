@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isBlockPosition, splitAtCursor, trimSuffixOverlap } from './cursor.js';
+import { blockCompletion, isBlockPosition, splitAtCursor, trimSuffixOverlap } from './cursor.js';
 
 describe('splitAtCursor', () => {
   test.each([
@@ -52,4 +52,20 @@ test('a huge buffer is split within a bounded window around the cursor, lines co
   expect(split.prefix.endsWith('x = 1\nx ')).toBe(true);
   expect(split.prefix.startsWith('x = 1\n')).toBe(true);
   expect(splitAtCursor(text, { line: 9_999_999, character: 0 }).line).toBe(2_000_000);
+});
+
+describe('blockCompletion', () => {
+  const split = (prefix: string, suffix: string) => ({ prefix, suffix, line: 0, usesCrlf: false });
+  test.each([
+    ['a brace block stops before the closer the editor wrote', 'func f() {\n\t', 'return 1\n}\n\nfunc g() {', true, 'return 1'],
+    ['nested blocks keep their own closers', 'func f() {\n\t', 'if x {\n\t\treturn 1\n\t}\n\treturn 2\n}', true, 'if x {\n\t\treturn 1\n\t}\n\treturn 2'],
+    ['a completion that only closes adds nothing', 'fn f() {\n', '}\n', true, ''],
+    ['Python blocks end by indentation: lines are only counted', 'def f():\n    ', 'return 1\n\ndef g():', false, 'return 1\n\ndef g():'],
+  ])('%s', (_name, prefix, raw, closesBlocks, expected) => {
+    expect(blockCompletion(raw, split(prefix, '\n}\n'), 8, closesBlocks)).toBe(expected);
+  });
+
+  test('at most the line limit', () => {
+    expect(blockCompletion('a\nb\nc\nd', split('def f():\n  ', ''), 2, false)).toBe('a\nb');
+  });
 });

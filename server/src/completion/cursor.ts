@@ -59,6 +59,22 @@ export function isBlockPosition(split: CursorSplit, opensBlock: (line: string) =
 }
 
 /**
+ * A block completion: at most `maxLines` lines and, where the language's blocks end with a closer
+ * the editor wrote below the cursor (`closesBlocks`), none from the first line back at the
+ * opener's indentation on: that line would close the block a second time.
+ */
+export function blockCompletion(raw: string, split: CursorSplit, maxLines: number, closesBlocks: boolean): string {
+  const lines = raw.split('\n').slice(0, maxLines);
+  const prefixLines = split.prefix.split('\n');
+  const opener = prefixLines.slice(0, -1).reverse().find((line) => line.trim() !== '');
+  if (!closesBlocks || opener === undefined) return lines.join('\n');
+  // The first line continues the cursor line, whose indentation is in the prefix.
+  const cursorIndent = indentOf(prefixLines[prefixLines.length - 1]!);
+  const end = lines.findIndex((line, i) => line.trim() !== '' && (i === 0 ? cursorIndent : 0) + indentOf(line) <= indentOf(opener));
+  return (end < 0 ? lines : lines.slice(0, end)).join('\n');
+}
+
+/**
  * Drop what the suffix already provides: when the completion's last line ends with the
  * text that follows the cursor on its line (closing brackets the editor auto-inserted), cut it.
  */

@@ -24,7 +24,7 @@ import type { Logger } from '../util/logger.js';
 import { uriToPath } from '../workspace/paths.js';
 import { balanceWithSuffix } from './brackets.js';
 import { MeteredSession } from './meteredSession.js';
-import { isBlockPosition, splitAtCursor, trimSuffixOverlap, type CursorSplit } from './cursor.js';
+import { blockCompletion, isBlockPosition, splitAtCursor, trimSuffixOverlap, type CursorSplit } from './cursor.js';
 
 /** Multi-line completions stop after this many lines even if the model goes on. */
 const MAX_BLOCK_LINES = 15;
@@ -155,7 +155,7 @@ function documentName(uri: string): string {
 }
 
 function postProcess(raw: string, split: CursorSplit, multiLine: boolean, language: CodeLanguage | undefined): string {
-  let text = multiLine ? raw.split('\n').slice(0, MAX_BLOCK_LINES).join('\n') : firstLine(raw, split, language);
+  let text = multiLine ? blockCompletion(raw, split, MAX_BLOCK_LINES, language?.editing.closesBlocks ?? false) : firstLine(raw, split, language);
   text = trimSuffixOverlap(text, split.suffix);
   return split.usesCrlf ? text.replace(/\n/g, '\r\n') : text;
 }

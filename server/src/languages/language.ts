@@ -133,6 +133,12 @@ export interface EditingRules {
   lexical: LexicalRules;
   /** Whether a line (trimmed at its end) opens a block a multi-line completion may fill. */
   opensBlock(line: string): boolean;
+  /**
+   * Blocks end with a closer (`}`) the editor has already written below the cursor: a block
+   * completion stops before its first line back at the opener's indentation, which would write
+   * the closer again. Python's blocks end by indentation alone.
+   */
+  closesBlocks?: boolean;
   /** Line starts that are always at the top level (`def `, `func `): the bracket scan starts there. */
   topLevelStarts: readonly string[];
   /**

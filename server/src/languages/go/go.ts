@@ -81,6 +81,7 @@ const go: CodeLanguage = {
     // Backtick strings span lines and know no escapes; `'` is a rune literal.
     lexical: cStyleLexical(['"', "'", '`'], ['`'], ['`']),
     opensBlock: opensBraceBlock,
+    closesBlocks: true,
     topLevelStarts: ['func ', 'type ', 'import ', 'package ', 'var ', 'const '],
   },
   project: {

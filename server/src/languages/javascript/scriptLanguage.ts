@@ -41,6 +41,7 @@ function editing(extraTopLevelStarts: readonly string[]): EditingRules {
     // Template literals span lines; regex literals are not modelled (a `/[{]/` can fool the bracket count).
     lexical: cStyleLexical(['`', '"', "'"], ['`']),
     opensBlock: opensBraceBlock,
+    closesBlocks: true,
     topLevelStarts: [...TOP_LEVEL_STARTS, ...extraTopLevelStarts],
   };
 }

@@ -68,6 +68,7 @@ const rust: CodeLanguage = {
     // `'` starts both chars and lifetimes (`&'a str`), so it is no quote; raw strings (`r#"…"#`) read as plain ones.
     lexical: cStyleLexical(['"'], ['"']),
     opensBlock: opensBraceBlock,
+    closesBlocks: true,
     topLevelStarts: [
       'fn ', 'pub ', 'pub(', 'impl', 'struct ', 'enum ', 'trait ', 'mod ', 'use ', '#[', '#![',
       'async fn ', 'unsafe ', 'const ', 'static ', 'type ', 'extern ', 'macro_rules!',
