@@ -105,9 +105,7 @@ export class ModelHostConnection {
     const refusal = refuseSocket(endpoint.socket, options.owner);
     if (refusal) throw new Error(refusal);
     const { socket, child } = await connectOrStart(endpoint, settings.shared ? settings.idleSeconds : 0, logger);
-    const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-    socket.on('error', () => undefined); // the close that follows is handled
-    connection.listen();
+    const connection = listeningConnection(socket);
     const greeting = await greet(connection, endpoint.socket);
     logger.debug(`model host ${greeting.pid} at ${endpoint.socket}: ${child ? 'started by this server' : `shared with ${greeting.clients - 1} other server(s)`}`);
     return new ModelHostConnection(connection, greeting, endpoint, child, !settings.shared, logger, options.abortGraceMs ?? ABORT_GRACE_MS);
@@ -271,6 +269,14 @@ function tryConnect(socketPath: string): Promise<net.Socket | string> {
   });
 }
 
+/** JSON-RPC over a connected host socket, listening; a socket error is handled by the close that follows. */
+function listeningConnection(socket: net.Socket): MessageConnection {
+  const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+  socket.on('error', () => undefined);
+  connection.listen();
+  return connection;
+}
+
 async function greet(connection: MessageConnection, socketPath: string, probe = false): Promise<Greeting> {
   const notAHost = `${socketPath} answers, but not as a RepoShapley model host of this version; remove it so that one can start there`;
   let timer: NodeJS.Timeout | undefined;
@@ -311,9 +317,7 @@ export async function listHosts(directory = hostDirectory()): Promise<RunningHos
     const socketPath = path.join(directory, name);
     const socket = await tryConnect(socketPath);
     if (!(socket instanceof net.Socket)) return undefined;
-    const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-    socket.on('error', () => undefined);
-    connection.listen();
+    const connection = listeningConnection(socket);
     try {
       const { pid, clients, model } = await greet(connection, socketPath, true);
       return { socket: socketPath, pid, clients, ...(model ? { model } : {}) };
