@@ -80,8 +80,8 @@ export class EngineWorkspace {
     for (const event of events) {
       const absPath = uriToPath(event.uri);
       if (!absPath) continue;
-      if (event.type === 'deleted') this.index.remove(absPath);
-      else await this.index.upsertFromDisk(absPath);
+      const result = event.type === 'deleted' ? this.index.remove(absPath) : await this.index.upsertFromDisk(absPath);
+      this.logger.debug(`watched ${event.type} ${absPath}: ${JSON.stringify(result)}`);
     }
   }
 
