@@ -30,6 +30,8 @@ export class IndexStore implements IndexView {
   private readonly fileSetChanges = new Set<string>();
   private currentVersion = 0;
   private currentFileSetVersion = 0;
+  /** A file came or went in the staged changes: the file-set version moves when they are published. */
+  private fileSetStaged = false;
 
   constructor(private readonly logger: Logger = silentLogger) {}
 
@@ -119,7 +121,7 @@ export class IndexStore implements IndexView {
     this.fileSetChanges.add(relPath);
     if (change === 'added') this.fileSet.added(relPath);
     else this.fileSet.removed(relPath);
-    this.currentFileSetVersion++;
+    this.fileSetStaged = true;
   }
 
   /**
@@ -134,6 +136,10 @@ export class IndexStore implements IndexView {
     if (changes.length === 0) return changes;
     this.pending = [];
     this.currentVersion++;
+    // Moved here, not when staged: a reader between the two (a completion while a pass awaits
+    // its next file read) would take the new version with the retrieval postings still old.
+    if (this.fileSetStaged) this.currentFileSetVersion++;
+    this.fileSetStaged = false;
     for (const listener of this.listeners) {
       try {
         listener(changes);
