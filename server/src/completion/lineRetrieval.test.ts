@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { FileIndex, IndexView } from '../indexing/types.js';
 import type { Candidate } from '../retrieval/types.js';
-import { linePrefixOf, lineRetrieval, stillHolds } from './lineRetrieval.js';
+import { linePrefixOf, lineRetrieval, retrievalSources, stillHolds } from './lineRetrieval.js';
 
 /** An index view that knows only file versions and its file-set version, which is all the check reads. */
 function indexWithVersions(versions: Record<string, number>, fileSetVersion = 1): IndexView {
@@ -24,7 +24,7 @@ describe('candidates kept on a line', () => {
 
   test('they hold while the user types on from where they were retrieved, not after backspacing past it', () => {
     const index = indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 7 });
-    const kept = lineRetrieval('    return ', candidates, [], index, 'app/main.py');
+    const kept = lineRetrieval('    return ', candidates, [], retrievalSources(candidates, index, 'app/main.py'));
     expect(stillHolds(kept, '    return ', index)).toBe(true);
     expect(stillHolds(kept, '    return session.get(', index)).toBe(true);
     expect(stillHolds(kept, '    return', index)).toBe(false);
@@ -32,14 +32,14 @@ describe('candidates kept on a line', () => {
   });
 
   test('a change to a file they come from retrieves anew; the document\'s own edits do not', () => {
-    const kept = lineRetrieval('    return ', candidates, [], indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 7 }), 'app/main.py');
+    const kept = lineRetrieval('    return ', candidates, [], retrievalSources(candidates, indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 7 }), 'app/main.py'));
     expect(stillHolds(kept, '    return x', indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 8 }))).toBe(true);
     expect(stillHolds(kept, '    return x', indexWithVersions({ 'pkg/a.py': 2, 'app/main.py': 7 }))).toBe(false);
     expect(stillHolds(kept, '    return x', indexWithVersions({ 'app/main.py': 7 }))).toBe(false);
   });
 
   test('a file that came or went retrieves anew, even when as many files came as went', () => {
-    const kept = lineRetrieval('    return ', candidates, [], indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 7 }, 4), 'app/main.py');
+    const kept = lineRetrieval('    return ', candidates, [], retrievalSources(candidates, indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 7 }, 4), 'app/main.py'));
     expect(stillHolds(kept, '    return x', indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 7 }, 4))).toBe(true);
     expect(stillHolds(kept, '    return x', indexWithVersions({ 'pkg/a.py': 1, 'app/main.py': 7 }, 6))).toBe(false);
   });

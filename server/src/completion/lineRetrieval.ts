@@ -17,15 +17,26 @@ export function linePrefixOf(prefix: string): string {
   return prefix.slice(prefix.lastIndexOf('\n') + 1);
 }
 
-/** A record of candidates retrieved at `linePrefix`, with the versions of the files they come from. */
-export function lineRetrieval(
-  linePrefix: string, candidates: Candidate[], packed: PackedChunk[], index: IndexView, ownRelPath: string | undefined, line?: number,
-): LineRetrieval {
+/** What candidates were retrieved from: the versions of their files and of the file set. */
+export type RetrievalSources = Pick<LineRetrieval, 'fileVersions' | 'fileSetVersion'>;
+
+/**
+ * The sources of `candidates`, read when they were retrieved: packing them awaits the tokenizer,
+ * and a file indexed meanwhile must count as new to them, not as seen.
+ */
+export function retrievalSources(candidates: readonly Candidate[], index: IndexView, ownRelPath: string | undefined): RetrievalSources {
   const fileVersions = new Map<string, number>();
   for (const { chunk } of candidates) {
     if (chunk.relPath !== ownRelPath) fileVersions.set(chunk.relPath, index.file(chunk.relPath)?.version ?? -1);
   }
-  return { linePrefix, candidates, packed, fileVersions, fileSetVersion: index.fileSetVersion, ...(line === undefined ? {} : { line }) };
+  return { fileVersions, fileSetVersion: index.fileSetVersion };
+}
+
+/** A record of candidates retrieved at `linePrefix`, with what they were retrieved from. */
+export function lineRetrieval(
+  linePrefix: string, candidates: Candidate[], packed: PackedChunk[], sources: RetrievalSources, line?: number,
+): LineRetrieval {
+  return { linePrefix, candidates, packed, ...sources, ...(line === undefined ? {} : { line }) };
 }
 
 /**

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { CompletionTrace, TraceCandidate } from '../../../shared/messages.js';
 import { FALLBACK_NEED_THRESHOLD, type CompletionSettings } from '../../../shared/settings.js';
 import type { ScopedDecisions } from '../control/decisionCache.js';
-import { lineRetrieval, linePrefixOf, sourcesUnchanged, stillHolds } from './lineRetrieval.js';
+import { lineRetrieval, linePrefixOf, retrievalSources, sourcesUnchanged, stillHolds } from './lineRetrieval.js';
 import { resolvePolicy } from '../control/resolvePolicy.js';
 import type { PolicyContext, PolicyResult } from '../control/types.js';
 import type { IndexView } from '../indexing/types.js';
@@ -130,8 +130,9 @@ async function buildContext(
         input.decisions?.rememberRetrieval({ ...nearby, linePrefix });
       } else {
         const candidates = retrieve(input, deps, split);
+        const sources = retrievalSources(candidates, deps.index, input.relPath);
         const packed = await tokenizer.prepared(() => layout.pack(candidates, budgets, tokenizer), signal);
-        input.decisions?.rememberRetrieval(lineRetrieval(linePrefix, candidates, packed, deps.index, input.relPath, input.position.line));
+        input.decisions?.rememberRetrieval(lineRetrieval(linePrefix, candidates, packed, sources, input.position.line));
         retrieved = { candidates, packed };
       }
       addRetrievalMs(performance.now() - t0);
