@@ -3,7 +3,7 @@
  * Adding a language: a folder beside python/ exporting its CodeLanguage, one line below, and its
  * entry in shared/languages.ts (the editor's view of it). README.md has the checklist.
  */
-import { languageOfEditorId as editorLanguageOf, type LanguageId } from '../../../shared/languages.js';
+import { languageOfEditorId as editorLanguageOf, languageOfFileName, type LanguageId } from '../../../shared/languages.js';
 import type { CodeLanguage } from './language.js';
 import { createParser, type Grammar, type SyntaxParser } from './syntaxTree.js';
 import go from './go/go.js';
@@ -24,8 +24,13 @@ export function languageById(id: LanguageId): CodeLanguage | undefined {
 
 /** The language a path's file name says, if one is registered. */
 export function languageOfPath(relOrAbsPath: string): CodeLanguage | undefined {
-  const lower = relOrAbsPath.toLowerCase();
-  return LANGUAGES.find((language) => language.extensions.some((ext) => lower.endsWith(ext)));
+  const id = languageOfFileName(relOrAbsPath);
+  return id === undefined ? undefined : byId.get(id);
+}
+
+/** The line comment of a file's language; `#` for a file of no registered language. */
+export function lineCommentOf(relOrAbsPath: string): string {
+  return languageOfPath(relOrAbsPath)?.editing.lineComment ?? '#';
 }
 
 /** The language of an editor's `languageId`, if one is registered. */

@@ -4,7 +4,7 @@
  * left-truncates the input context). Chunks are packed in rank order; one that does not fit is
  * reduced to its signature before it is dropped (Rivet §3.4, Budget Shaping).
  */
-import { languageOfPath } from '../languages/registry.js';
+import { lineCommentOf } from '../languages/registry.js';
 import type { Candidate } from '../retrieval/types.js';
 import type { PromptBudgets } from '../../../shared/settings.js';
 import { LineTokenizer, splitKeepingNewlines } from './lineTokenizer.js';
@@ -97,10 +97,6 @@ export function chunkBody(candidate: Candidate, body: string): string {
   return `${lineCommentOf(relPath)} ${relPath}:${startLine + 1}\n${withFinalNewline(body)}`;
 }
 
-/** The line comment of a file's language; `#` for a file of no registered language. */
-export function lineCommentOf(relPath: string): string {
-  return languageOfPath(relPath)?.editing.lineComment ?? '#';
-}
 
 /** `text` ending in exactly the newline it has, or one added. */
 export function withFinalNewline(text: string): string {

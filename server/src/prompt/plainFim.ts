@@ -5,7 +5,7 @@
  * prefix stays valid code (the CrossCodeEval convention).
  */
 import type { Candidate } from '../retrieval/types.js';
-import { lineCommentOf } from './budget.js';
+import { lineCommentOf } from '../languages/registry.js';
 import type { PromptPlan } from './sequences.js';
 import { special, type Segment } from './segments.js';
 

@@ -7,7 +7,7 @@
  */
 import type { Chunk, Definition, FileIndex, IndexView } from '../indexing/types.js';
 import type { EditingRules } from '../languages/language.js';
-import { languageOfPath } from '../languages/registry.js';
+import { languageOfPath, lineCommentOf } from '../languages/registry.js';
 import { identifierTokens, keywordsOf } from './tokens.js';
 import type { Candidate, CandidateSource, RetrievalQuery } from './types.js';
 
@@ -80,9 +80,9 @@ export function importCandidates(
 export function importOutline(view: IndexView, query: RetrievalQuery): RankedCandidate | undefined {
   const file = query.file;
   if (!file || !query.relPath) return undefined;
-  const chosen = mostUsedFirst(importedDefinitions(view, file), file, commentOf(query.relPath));
+  const chosen = mostUsedFirst(importedDefinitions(view, file), file, outlineComment(query.relPath));
   if (chosen.length === 0) return undefined;
-  const comment = commentOf(query.relPath);
+  const comment = outlineComment(query.relPath);
   const lines: string[] = [];
   for (const relPath of new Set(chosen.map((e) => e.definition.relPath))) {
     lines.push(`${comment} ${relPath}`, ...chosen.filter((e) => e.definition.relPath === relPath).map((e) => outlineLine(e, comment)));
@@ -164,11 +164,6 @@ function outlineLine({ local, definition }: ImportedDefinition, comment: string)
   return local === definition.name ? definition.signature : `${definition.signature}  ${comment} as ${local}`;
 }
 
-/** The line comment of the file's language (the outline is written as its code); `#` when none is known. */
-function commentOf(relPath: string | undefined): string {
-  return (relPath === undefined ? undefined : languageOfPath(relPath)?.editing.lineComment) ?? '#';
-}
-
 /** Call sites of the function enclosing the cursor, in other places of the workspace. */
 export function usageCandidates(
   view: IndexView, query: RetrievalQuery, isExcluded: (c: Chunk) => boolean,
@@ -231,4 +226,9 @@ function withMethodSignatures(text: string, definition: Definition, definitions:
   const body = text.endsWith('\n') ? text : `${text}\n`;
   const stub = editing.memberStub ?? ((signature: string) => signature);
   return body + methods.map((m) => `    ${stub(m.signature)}\n`).join('');
+}
+
+/** The outline is written as the document's code: its language's line comment (`#` when none is known). */
+function outlineComment(relPath: string | undefined): string {
+  return relPath === undefined ? '#' : lineCommentOf(relPath);
 }
