@@ -10,7 +10,7 @@
  * each connection its own sessions (each its own KV cache), runs one evaluation at a time for all
  * of them (computeQueue.ts), and exits after `idle seconds` with no server connected.
  */
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { CompletionModel, GenerationResult, LoadModelOptions, ModelSession } from '../completionModel.js';
@@ -50,6 +50,8 @@ let idleTimer: NodeJS.Timeout | undefined;
 /** When the host exits if no server connects before (while none is connected). */
 let idleDeadline = 0;
 let stopping = false;
+/** The socket file this host listens on, once it does. */
+let listeningOn: FileIdentity | undefined;
 
 const logger: Logger = {
   debug: (message) => log('debug', message),
@@ -67,11 +69,11 @@ function log(level: LogLevel, message: string): void {
 function accept(socket: net.Socket): void {
   const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
   const client: Client = { id: nextClient++, connection, sessions: new Set(), knownPieces: new Set(), running: new Set() };
-  clients.add(client);
+  // Held while it connects; a connection counts as a server only once it greets as one (below).
   clearTimeout(idleTimer);
   connection.onRequest(helloRequest, ({ probe }): Greeting => {
     // A listing (`reposhapley model hosts`) is not a server: it neither counts nor keeps the host up.
-    if (probe && clients.delete(client) && clients.size === 0) armIdleTimer(idleDeadline - Date.now());
+    if (!probe) clients.add(client);
     return { product: HOST_PRODUCT, protocol: HOST_PROTOCOL, pid: process.pid, clients: clients.size, ...(model ? { model: model.info.path } : {}) };
   });
   connection.onRequest(operationRequest, (operation, token) => handle(client, operation, token));
@@ -83,7 +85,7 @@ function accept(socket: net.Socket): void {
 
 async function disconnect(client: Client): Promise<void> {
   for (const controller of client.running) controller.abort(abortError());
-  if (!clients.delete(client)) return;
+  const wasServer = clients.delete(client);
   for (const id of client.sessions) {
     const session = sessions.get(id);
     sessions.delete(id);
@@ -91,10 +93,12 @@ async function disconnect(client: Client): Promise<void> {
     if (session && !preparedSession && model) preparedSession = Promise.resolve(session);
     else await session?.dispose().catch(() => undefined);
   }
-  if (clients.size === 0) {
-    idleDeadline = Date.now() + idleMs;
-    armIdleTimer(idleMs);
-  }
+  if (clients.size > 0) return;
+  // A connection that never greeted as a server (a listing, or a host started at the same moment
+  // that found this one) keeps the deadline that held before it came: its going must not stop a
+  // host that a server is about to connect to.
+  if (wasServer) idleDeadline = Date.now() + idleMs;
+  armIdleTimer(idleDeadline - Date.now());
 }
 
 function armIdleTimer(ms: number): void {
@@ -256,7 +260,9 @@ function injectFault(op: string): Promise<void> {
 async function shutDown(): Promise<void> {
   if (stopping) return;
   stopping = true;
-  server.close();
+  // libuv removes a Unix socket's path when its server closes, whoever's file is there by then: a
+  // host whose path a newer host took over leaves the server open (nothing can reach it) and exits.
+  if (process.platform === 'win32' || ownsSocketFile()) server.close();
   removeOwnFiles();
   for (const client of clients) for (const controller of client.running) controller.abort(abortError());
   setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref();
@@ -267,37 +273,84 @@ async function shutDown(): Promise<void> {
   }
 }
 
+/**
+ * Removes the socket and pid files if they are still this host's: a host that lost its socket to
+ * a newer one (which replaced what it took for a crashed host's file) must not remove the newer one's.
+ */
 function removeOwnFiles(): void {
-  for (const file of process.platform === 'win32' ? [pidFile!] : [socketPath!, pidFile!]) {
-    try {
-      unlinkSync(file);
-    } catch {
-      // already gone (a stale-socket cleanup by a newer host, or never written)
-    }
+  if (process.platform !== 'win32' && ownsSocketFile()) unlinkQuietly(socketPath!);
+  if (readQuietly(pidFile!) === `${process.pid}\n`) unlinkQuietly(pidFile!);
+}
+
+function ownsSocketFile(): boolean {
+  return listeningOn !== undefined && sameFile(socketPath!, listeningOn);
+}
+
+/** A file as one made at one moment: a file made later at the same path may reuse the inode number. */
+interface FileIdentity {
+  dev: bigint;
+  ino: bigint;
+  ctimeNs: bigint;
+}
+
+function identityOf(file: string): FileIdentity | undefined {
+  try {
+    const { dev, ino, ctimeNs } = lstatSync(file, { bigint: true });
+    return { dev, ino, ctimeNs };
+  } catch {
+    return undefined;
   }
 }
 
+function sameFile(file: string, identity: FileIdentity): boolean {
+  const now = identityOf(file);
+  return now !== undefined && now.dev === identity.dev && now.ino === identity.ino && now.ctimeNs === identity.ctimeNs;
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}
+
+function readQuietly(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Tries to take a socket that a crashed host left behind this many times before giving up. */
+const LISTEN_ATTEMPTS = 3;
+
 /**
  * Listens on the socket. Taken: if a host answers there, that one serves and this one exits;
- * if nothing answers (a host that crashed left its socket file), the file is replaced.
+ * if nothing answers (a host that crashed left its socket file), the file is replaced, unless
+ * another host replaced it in the meantime (two servers starting hosts at once), in which case
+ * this one looks again.
  */
-function listen(retried = false): void {
+function listen(attempt = 1): void {
   server.once('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EADDRINUSE' || retried) {
+    if (error.code !== 'EADDRINUSE' || attempt >= LISTEN_ATTEMPTS) {
       console.error(`model host: cannot listen on ${socketPath}: ${error.message}`);
       process.exit(1);
     }
+    const found = identityOf(socketPath!);
     const probe = net.connect(socketPath!);
     probe.once('connect', () => {
       probe.destroy();
       process.exit(0);
     });
     probe.once('error', () => {
-      removeOwnFiles();
-      listen(true);
+      if (found && sameFile(socketPath!, found)) unlinkQuietly(socketPath!);
+      listen(attempt + 1);
     });
   });
   server.listen(socketPath, () => {
+    listeningOn = identityOf(socketPath!);
     writeFileSync(pidFile!, `${process.pid}\n`);
     // No server connects within the idle time: nothing wanted this host after all.
     idleDeadline = Date.now() + Math.max(idleMs, 10_000);

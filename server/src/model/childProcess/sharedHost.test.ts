@@ -4,8 +4,9 @@
  * other, and come back when the host is killed. Sockets that are stale, another user's, or not a
  * host at all are replaced or refused.
  */
-import { chmodSync, existsSync, lstatSync, type Stats } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync, type Stats } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,8 @@ import { createMemoryLogger } from '../../util/logger.js';
 import { ChildProcessCompletionModel, loadModelInChildProcess, ModelHostExitedError } from './childProcessModel.js';
 import { listHosts, serverVersion, type ModelHostOptions } from './hostConnection.js';
 import { runModelHosts } from '../../cli/hostCommand.js';
-import { hostEndpoint, type OwnerCheck } from './hostEndpoint.js';
+import { hostEndpoint, type HostEndpoint, type OwnerCheck } from './hostEndpoint.js';
+import { packageRoot } from '../../util/packageRoot.js';
 import { isRunning } from '../../../../test/support/testHosts.js';
 
 const SOURCE = 'def load_config(path):\n    with open(path) as handle:\n        for line in handle:\n            ';
@@ -27,6 +29,8 @@ let hosts: string;
 let tiny: TinyModel;
 const logger = createMemoryLogger();
 const opened: ChildProcessCompletionModel[] = [];
+/** Host processes a test started by hand: killed after it, whatever it asserted. */
+const started: ChildProcess[] = [];
 
 function options(extra: Partial<LoadModelOptions> = {}): LoadModelOptions {
   return { path: tiny.path, threads: 1, gpuLayers: 0, host: { shared: true, idleSeconds: 1 }, ...extra };
@@ -54,6 +58,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
+  for (const child of started.splice(0)) child.kill('SIGKILL');
   await Promise.all(opened.splice(0).map((model) => model.dispose()));
 });
 
@@ -139,6 +144,35 @@ describe('faults', () => {
     expect(again.hostPid).not.toBe(first.hostPid);
   });
 
+  test('a host started while another listens exits, and its look at the socket does not stop the one that serves', async () => {
+    const endpoint = await freshEndpoint('race-probe');
+    const serving = startHostProcess(endpoint);
+    await waitForSocket(endpoint.socket);
+    // The same start a second server makes at the same moment: it finds the first host and exits.
+    const late = startHostProcess(endpoint);
+    expect(await exitCodeOf(late)).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(serving.exitCode).toBeNull();
+    expect(await connects(endpoint.socket)).toBe(true);
+    serving.kill('SIGKILL');
+  });
+
+  test("a host that lost its socket file to a newer host leaves the newer host's files alone when it stops", async () => {
+    const endpoint = await freshEndpoint('race-takeover');
+    // Their pid files say when they listen: a connection now would be a look at the socket.
+    const older = startHostProcess(endpoint);
+    await waitUntil('the older host to listen', () => pidIn(endpoint.pid) === older.pid);
+    // What a host replacing a crashed one's file does when that file was in fact just made.
+    unlinkSync(endpoint.socket);
+    const newer = startHostProcess(endpoint);
+    await waitUntil('the newer host to listen', () => pidIn(endpoint.pid) === newer.pid);
+    older.kill('SIGTERM');
+    await exitCodeOf(older);
+    expect(await connects(endpoint.socket)).toBe(true);
+    expect(readFileSync(endpoint.pid, 'utf8')).toBe(`${newer.pid}\n`);
+    newer.kill('SIGKILL');
+  });
+
   test('a socket of another user is refused, and so is a folder others may enter', async () => {
     const { socket } = hostEndpoint(options(), hosts, serverVersion());
     const holder = await load(); // a socket now exists at that path
@@ -174,4 +208,47 @@ describe('faults', () => {
 /** `stats` as if another user owned the file. */
 function ownedBy(stats: Stats, uid: number): Stats {
   return Object.assign(Object.create(Object.getPrototypeOf(stats) as object) as Stats, stats, { uid });
+}
+
+/** An endpoint in a folder of its own (as a server would make it), for hosts started by hand. */
+async function freshEndpoint(name: string): Promise<HostEndpoint> {
+  const directory = path.join(dir, name);
+  await mkdir(directory, { mode: 0o700 });
+  return hostEndpoint(options(), directory, serverVersion());
+}
+
+/** A host process as a server starts one, idle time 0 (it then waits 10 s for its first server). */
+function startHostProcess(endpoint: HostEndpoint): ChildProcess {
+  const script = path.join(packageRoot(), 'dist', 'server', 'src', 'model', 'childProcess', 'modelHost.js');
+  const child = spawn(process.execPath, [script, endpoint.socket, '0', endpoint.pid], { stdio: 'ignore' });
+  started.push(child);
+  return child;
+}
+
+function pidIn(pidFile: string): number | undefined {
+  return existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined;
+}
+
+function exitCodeOf(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+function connects(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(socketPath);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function waitForSocket(socketPath: string): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  while (!(await connects(socketPath))) {
+    if (performance.now() > deadline) throw new Error(`no host listens on ${socketPath}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
