@@ -75,6 +75,17 @@ export interface SymbolRules {
   signature(node: SyntaxNode, text: string): string;
   /** The first line of its documentation (docstring, doc comment), if any. */
   documentation(node: SyntaxNode, outer: SyntaxNode, text: string): string | undefined;
+  /**
+   * Where else a type's methods may be written, when not only in its own body: Rust's `impl`
+   * blocks anywhere in the crate, Go's methods in any file of the package. True when the file
+   * at `relPath` may hold methods of a type defined in `typeFile`.
+   */
+  mayHoldMembersOf?(typeFile: string, relPath: string): boolean;
+  /**
+   * Whether a method is called on its type rather than on an instance (Rust's associated
+   * functions: `Type::new(…)`); the import outline lists the first of these under an imported type.
+   */
+  calledOnType?(method: { signature: string }): boolean;
 }
 
 /** The file importing, as import resolution sees it. */

@@ -41,9 +41,9 @@ describe('a workspace of every language', () => {
   test('source files of each language are indexed; project files are not', () => {
     expect([...index.files()].map((f) => f.relPath).sort()).toEqual([
       'goapp/cmd/main.go', 'goapp/store/store.go',
-      'rustapp/src/main.rs', 'rustapp/src/net/client.rs', 'rustapp/src/net/mod.rs',
+      'rustapp/src/main.rs', 'rustapp/src/net/client.rs', 'rustapp/src/net/mod.rs', 'rustapp/src/net/pool.rs', 'rustapp/src/net/retry.rs',
       'tool.py',
-      'webapp/src/cart.ts', 'webapp/src/legacy.js', 'webapp/src/util/format.ts', 'webapp/src/util/index.ts',
+      'webapp/src/cart.ts', 'webapp/src/legacy.js', 'webapp/src/receipt.ts', 'webapp/src/util/format.ts', 'webapp/src/util/index.ts',
     ]);
   });
 
@@ -75,6 +75,30 @@ describe('a workspace of every language', () => {
   ])('a cursor in %s at `%s` brings the definition it calls', (relPath, marker, definedIn, kind, symbol) => {
     const candidates = retriever.retrieve(queryAfter(relPath, marker), { topK: 10, windowLines: 20 });
     expect(candidates.some((c) => c.chunk.relPath === definedIn && c.chunk.kind === kind && c.chunk.symbol === symbol)).toBe(true);
+  });
+
+  test.each([
+    ['rustapp/src/net/retry.rs', 'ports.first()', '// rustapp/src/net/client.rs\npub struct Client\n    pub fn localhost() -> Client\npub fn connect(host: &str, port: u16) -> Client\n'],
+    ['webapp/src/receipt.ts', 'return ', '// webapp/src/util/format.ts\nfunction formatPrice(cents: number, currency: string): string\n'],
+  ])('a name imported from a module that re-exports it (%s) is outlined from the file that defines it', (relPath, marker, outline) => {
+    const [first] = retriever.retrieve(queryAfter(relPath, marker), { topK: 10, windowLines: 20 });
+    expect(first!.chunk.kind).toBe('outline');
+    expect(first!.text).toBe(outline);
+  });
+
+  test('a glob import (`use super::client::*;`) outlines the definitions the file uses from that module', () => {
+    const [first] = retriever.retrieve(queryAfter('rustapp/src/net/pool.rs', 'hosts.iter()'), { topK: 10, windowLines: 20 });
+    // Under the struct, the function called on the type (`Client::localhost()`), from an `impl` in another file.
+    expect(first!.text).toBe('// rustapp/src/net/client.rs\npub struct Client\n    pub fn localhost() -> Client\npub fn connect(host: &str, port: u16) -> Client\n');
+  });
+
+  test('a Rust struct is offered with the methods of its `impl` blocks in other files', () => {
+    const candidates = retriever.retrieve(queryAfter('rustapp/src/main.rs', 'let client: Client = '), { topK: 10, windowLines: 20 });
+    const client = candidates.find((c) => c.chunk.kind === 'class' && c.chunk.symbol === 'Client');
+    expect(client?.text).toBe([
+      'pub struct Client {', '    host: String,', '    port: u16,', '}',
+      '    pub fn describe(&self) -> String', '    pub fn localhost() -> Client', '    pub fn with_retries(self, times: u32) -> (Client, u32)', '',
+    ].join('\n'));
   });
 
   test('the import outline is written in the document\'s comments', () => {

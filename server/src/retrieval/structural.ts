@@ -6,13 +6,15 @@
  * workspace, in one compact candidate (Rivet §3.4: signatures before dropping).
  */
 import type { Chunk, Definition, FileIndex, IndexView } from '../indexing/types.js';
-import type { EditingRules } from '../languages/language.js';
+import type { EditingRules, SymbolRules } from '../languages/language.js';
 import { languageOfPath, lineCommentOf } from '../languages/registry.js';
 import { identifierTokens, keywordsOf } from './tokens.js';
 import type { Candidate, CandidateSource, RetrievalQuery } from './types.js';
 
 /** Definitions per name: more are usually overloads in unrelated modules, i.e. noise. */
 const MAX_DEFINITIONS_PER_NAME = 3;
+/** Methods of a class listed from files other than its own (Rust's `impl` blocks, Go's receivers). */
+const MAX_MEMBERS_ELSEWHERE = 16;
 /** Lines of context shown around a usage site. */
 const USAGE_CONTEXT_BEFORE = 3;
 const USAGE_CONTEXT_AFTER = 4;
@@ -23,6 +25,8 @@ const SUFFIX_LINES_FOR_NAMES = 3;
 /** The import outline's size: at most this many signatures and characters (~150 tokens). */
 const MAX_OUTLINE_ENTRIES = 12;
 const MAX_OUTLINE_CHARS = 480;
+/** Functions called on an imported type listed under it in the outline. */
+const MAX_TYPE_FUNCTIONS = 2;
 
 /** A ranked structural candidate before fusion. */
 export interface RankedCandidate extends Omit<Candidate, 'score'> {
@@ -80,9 +84,9 @@ export function importCandidates(
 export function importOutline(view: IndexView, query: RetrievalQuery): RankedCandidate | undefined {
   const file = query.file;
   if (!file || !query.relPath) return undefined;
-  const chosen = mostUsedFirst(importedDefinitions(view, file), file, outlineComment(query.relPath));
-  if (chosen.length === 0) return undefined;
   const comment = outlineComment(query.relPath);
+  const chosen = mostUsedFirst(importedDefinitions(view, file).map((entry) => withTypeFunctions(view, entry)), file, comment);
+  if (chosen.length === 0) return undefined;
   const lines: string[] = [];
   for (const relPath of new Set(chosen.map((e) => e.definition.relPath))) {
     lines.push(`${comment} ${relPath}`, ...chosen.filter((e) => e.definition.relPath === relPath).map((e) => outlineLine(e, comment)));
@@ -93,14 +97,31 @@ export function importOutline(view: IndexView, query: RetrievalQuery): RankedCan
   const chunk: Chunk = { id: `${query.relPath}:outline:${startLine}-${endLine}`, relPath: query.relPath, kind: 'outline', startLine, endLine };
   return {
     chunk, text: `${lines.join('\n')}\n`, sources: ['import'], source: 'import',
-    lists: chosen.map((e) => ({ relPath: e.definition.relPath, startLine: e.definition.startLine })),
+    lists: chosen.flatMap((e) => [e.definition, ...(e.typeFunctions ?? [])]).map((d) => ({ relPath: d.relPath, startLine: d.startLine })),
   };
+}
+
+/**
+ * An imported type with the first of its functions that are called on the type itself (Rust's
+ * `Type::new(…)`; the language's `calledOnType`): the call being typed is as often to one of
+ * those as to a free function, and the type's signature alone does not name them.
+ */
+function withTypeFunctions(view: IndexView, entry: ImportedDefinition): ImportedDefinition {
+  const { definition } = entry;
+  const symbols = definition.kind === 'class' ? languageOfPath(definition.relPath)?.symbols : undefined;
+  const calledOnType = symbols?.calledOnType;
+  const ownFile = view.file(definition.relPath);
+  if (!symbols || !calledOnType || !ownFile) return entry;
+  const typeFunctions = membersOf(view, definition, ownFile.definitions, symbols).filter(calledOnType).slice(0, MAX_TYPE_FUNCTIONS);
+  return typeFunctions.length > 0 ? { ...entry, typeFunctions } : entry;
 }
 
 interface ImportedDefinition {
   /** The name the document uses (the alias when there is one). */
   local: string;
   definition: Definition;
+  /** For a type: its functions called on the type (`Type::new`), listed under it. */
+  typeFunctions?: Definition[];
 }
 
 /** Top-level functions and classes imported by name from workspace files, in import order, once each. */
@@ -117,21 +138,31 @@ function importedDefinitions(view: IndexView, file: FileIndex): ImportedDefiniti
 
 /**
  * The workspace definitions a file's imports bind, in import order: each name imported from a
- * resolved module; and, where an import names a package of files (Go), the package's top-level
- * definitions the file uses (`store.Open` references `Open`).
+ * resolved module; and, where an import brings a whole module (a package of files in Go,
+ * `import m` and `from pkg import module` in Python, `use crate::size_hint;` and `use super::*;`
+ * in Rust, `export * from`), the module's top-level definitions the file uses
+ * (`store.Open` and `size_hint::add` reference `Open` and `add`).
  */
 function* importBindings(view: IndexView, file: FileIndex): Generator<ImportedDefinition> {
   for (const record of file.imports) {
-    for (const relPath of record.packageFiles ?? []) {
-      for (const definition of view.file(relPath)?.definitions ?? []) {
-        if (definition.qualifiedName === definition.name && file.references.has(definition.name)) yield { local: definition.name, definition };
-      }
-    }
+    for (const relPath of record.packageFiles ?? []) yield* definitionsUsed(view, relPath, file);
     if (!record.resolvedPath) continue;
-    for (const { name, alias } of record.names) {
+    if (record.names.length === 0 && !record.packageFiles) yield* definitionsUsed(view, record.resolvedPath, file);
+    for (const { name, alias, resolvedPath } of record.names) {
+      if (name === '*' || resolvedPath) {
+        yield* definitionsUsed(view, resolvedPath ?? record.resolvedPath, file);
+        continue;
+      }
       const definition = definitionImported(view, record.resolvedPath, name);
       if (definition) yield { local: alias ?? name, definition };
     }
+  }
+}
+
+/** The top-level definitions of the module at `relPath` whose names `file` uses. */
+function* definitionsUsed(view: IndexView, relPath: string, file: FileIndex): Generator<ImportedDefinition> {
+  for (const definition of view.file(relPath)?.definitions ?? []) {
+    if (definition.qualifiedName === definition.name && file.references.has(definition.name)) yield { local: definition.name, definition };
   }
 }
 
@@ -154,14 +185,33 @@ function mostUsedFirst(entries: ImportedDefinition[], file: FileIndex, comment: 
   return chosen;
 }
 
-/** The top-level definition `from <module at relPath> import name` binds, when the index has it. */
-function definitionImported(view: IndexView, relPath: string, name: string): Definition | undefined {
+/** How many re-exports deep an imported name is followed (`lib.rs` → `re_unicode.rs` is one). */
+const MAX_REEXPORT_HOPS = 3;
+
+/**
+ * The top-level definition `from <module at relPath> import name` binds, when the index has it.
+ * A module that only passes the name on (`pub use config::Config;` in `lib.rs`,
+ * `from .config import Config` in `__init__.py`, `export { Config } from './config'`) is followed
+ * to the module that defines it: crates and packages name their API at the root, and files
+ * inside them import it from there.
+ */
+function definitionImported(view: IndexView, relPath: string, name: string, hops = 0): Definition | undefined {
   // A method's qualified name is `Class.name`, so this finds only top-level functions and classes.
-  return view.definitionsNamed(name).find((d) => d.relPath === relPath && d.qualifiedName === name);
+  const defined = view.definitionsNamed(name).find((d) => d.relPath === relPath && d.qualifiedName === name);
+  if (defined || hops === MAX_REEXPORT_HOPS) return defined;
+  for (const record of view.file(relPath)?.imports ?? []) {
+    if (!record.resolvedPath || record.resolvedPath === relPath) continue;
+    const passed = record.names.find((n) => (n.alias ?? n.name) === name) ?? record.names.find((n) => n.name === '*');
+    if (!passed) continue;
+    const found = definitionImported(view, record.resolvedPath, passed.name === '*' ? name : passed.name, hops + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
-function outlineLine({ local, definition }: ImportedDefinition, comment: string): string {
-  return local === definition.name ? definition.signature : `${definition.signature}  ${comment} as ${local}`;
+function outlineLine({ local, definition, typeFunctions }: ImportedDefinition, comment: string): string {
+  const line = local === definition.name ? definition.signature : `${definition.signature}  ${comment} as ${local}`;
+  return [line, ...(typeFunctions ?? []).map((f) => `    ${f.signature}`)].join('\n');
 }
 
 /** Call sites of the function enclosing the cursor, in other places of the workspace. */
@@ -201,10 +251,13 @@ function definitionCandidate(view: IndexView, definition: Definition, source: Ca
     (c) => c.symbol === definition.qualifiedName && c.kind === definition.kind && (c.part?.index ?? 1) === 1,
   );
   if (!chunk) return undefined;
-  const editing = languageOfPath(definition.relPath)?.editing;
+  const language = languageOfPath(definition.relPath);
+  const editing = language?.editing;
   const signature = definition.docstring && editing ? documented(editing, definition.signature, definition.docstring) : definition.signature;
   const text = view.chunkText(chunk);
-  const shown = definition.kind === 'class' && editing ? withMethodSignatures(text, definition, file.definitions, editing) : text;
+  const shown = definition.kind === 'class' && language
+    ? withMethodSignatures(text, definition, membersOf(view, definition, file.definitions, language.symbols), language.editing)
+    : text;
   return { chunk, text: shown, sources: [source], source, signature };
 }
 
@@ -217,15 +270,35 @@ function documented(editing: EditingRules, signature: string, documentation: str
  * A class chunk ends before its first method (indexing/chunker.ts), so alone it says nothing of
  * what an instance offers: `shape.` after it has only the fields to go on. The class's own
  * methods follow as signatures (Rivet §3.4: reduce to signatures), so the candidate is the
- * class's interface. Nested classes' methods are left out.
+ * class's interface.
  */
-function withMethodSignatures(text: string, definition: Definition, definitions: readonly Definition[], editing: EditingRules): string {
-  const prefix = `${definition.qualifiedName}.`;
-  const methods = definitions.filter((d) => d.kind === 'method' && d.qualifiedName.startsWith(prefix) && !d.qualifiedName.slice(prefix.length).includes('.'));
+function withMethodSignatures(text: string, definition: Definition, methods: readonly Definition[], editing: EditingRules): string {
   if (methods.length === 0) return text;
   const body = text.endsWith('\n') ? text : `${text}\n`;
   const stub = editing.memberStub ?? ((signature: string) => signature);
   return body + methods.map((m) => `    ${stub(m.signature)}\n`).join('');
+}
+
+/**
+ * A class's methods: those in its file, then, where the language writes methods outside the
+ * type's body (Rust's `impl`, Go's receivers), those in the other files that name the type
+ * (`Error::new` is called on a struct whose `impl` is two files away), at most
+ * MAX_MEMBERS_ELSEWHERE of them. Nested classes' methods are left out.
+ */
+function membersOf(view: IndexView, definition: Definition, ownFile: readonly Definition[], symbols: SymbolRules): Definition[] {
+  const prefix = `${definition.qualifiedName}.`;
+  const isMember = (d: Definition) => d.kind === 'method' && d.qualifiedName.startsWith(prefix) && !d.qualifiedName.slice(prefix.length).includes('.');
+  const members = ownFile.filter(isMember);
+  const mayHold = symbols.mayHoldMembersOf;
+  if (!mayHold) return members;
+  const elsewhere: Definition[] = [];
+  const files = new Set(view.referencesTo(definition.name).map((site) => site.relPath));
+  for (const relPath of files) {
+    if (relPath === definition.relPath || !mayHold(definition.relPath, relPath)) continue;
+    elsewhere.push(...(view.file(relPath)?.definitions ?? []).filter(isMember));
+    if (elsewhere.length >= MAX_MEMBERS_ELSEWHERE) break;
+  }
+  return [...members, ...elsewhere.slice(0, MAX_MEMBERS_ELSEWHERE)];
 }
 
 /** The outline is written as the document's code: its language's line comment (`#` when none is known). */

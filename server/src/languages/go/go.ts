@@ -48,6 +48,8 @@ const symbols: SymbolRules = {
   qualify,
   signature: goSignature,
   documentation: goDocumentation,
+  // A method is declared in the package of its receiver's type: any file of the same directory.
+  mayHoldMembersOf: (typeFile, relPath) => path.posix.dirname(typeFile) === path.posix.dirname(relPath),
 };
 
 /** The key of the files directly in the workspace root, whose directory has no name of its own. */
