@@ -81,11 +81,6 @@ export interface SymbolRules {
    * at `relPath` may hold methods of a type defined in `typeFile`.
    */
   mayHoldMembersOf?(typeFile: string, relPath: string): boolean;
-  /**
-   * Whether a method is called on its type rather than on an instance (Rust's associated
-   * functions: `Type::new(…)`); the import outline lists the first of these under an imported type.
-   */
-  calledOnType?(method: { signature: string }): boolean;
 }
 
 /** The file importing, as import resolution sees it. */

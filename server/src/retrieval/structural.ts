@@ -25,8 +25,6 @@ const SUFFIX_LINES_FOR_NAMES = 3;
 /** The import outline's size: at most this many signatures and characters (~150 tokens). */
 const MAX_OUTLINE_ENTRIES = 12;
 const MAX_OUTLINE_CHARS = 480;
-/** Functions called on an imported type listed under it in the outline. */
-const MAX_TYPE_FUNCTIONS = 2;
 
 /** A ranked structural candidate before fusion. */
 export interface RankedCandidate extends Omit<Candidate, 'score'> {
@@ -85,7 +83,7 @@ export function importOutline(view: IndexView, query: RetrievalQuery): RankedCan
   const file = query.file;
   if (!file || !query.relPath) return undefined;
   const comment = outlineComment(query.relPath);
-  const chosen = mostUsedFirst(importedDefinitions(view, file).map((entry) => withTypeFunctions(view, entry)), file, comment);
+  const chosen = mostUsedFirst(importedDefinitions(view, file), file, comment);
   if (chosen.length === 0) return undefined;
   const lines: string[] = [];
   for (const relPath of new Set(chosen.map((e) => e.definition.relPath))) {
@@ -97,31 +95,14 @@ export function importOutline(view: IndexView, query: RetrievalQuery): RankedCan
   const chunk: Chunk = { id: `${query.relPath}:outline:${startLine}-${endLine}`, relPath: query.relPath, kind: 'outline', startLine, endLine };
   return {
     chunk, text: `${lines.join('\n')}\n`, sources: ['import'], source: 'import',
-    lists: chosen.flatMap((e) => [e.definition, ...(e.typeFunctions ?? [])]).map((d) => ({ relPath: d.relPath, startLine: d.startLine })),
+    lists: chosen.map((e) => ({ relPath: e.definition.relPath, startLine: e.definition.startLine })),
   };
-}
-
-/**
- * An imported type with the first of its functions that are called on the type itself (Rust's
- * `Type::new(…)`; the language's `calledOnType`): the call being typed is as often to one of
- * those as to a free function, and the type's signature alone does not name them.
- */
-function withTypeFunctions(view: IndexView, entry: ImportedDefinition): ImportedDefinition {
-  const { definition } = entry;
-  const symbols = definition.kind === 'class' ? languageOfPath(definition.relPath)?.symbols : undefined;
-  const calledOnType = symbols?.calledOnType;
-  const ownFile = view.file(definition.relPath);
-  if (!symbols || !calledOnType || !ownFile) return entry;
-  const typeFunctions = membersOf(view, definition, ownFile.definitions, symbols).filter(calledOnType).slice(0, MAX_TYPE_FUNCTIONS);
-  return typeFunctions.length > 0 ? { ...entry, typeFunctions } : entry;
 }
 
 interface ImportedDefinition {
   /** The name the document uses (the alias when there is one). */
   local: string;
   definition: Definition;
-  /** For a type: its functions called on the type (`Type::new`), listed under it. */
-  typeFunctions?: Definition[];
 }
 
 /** Top-level functions and classes imported by name from workspace files, in import order, once each. */
@@ -209,9 +190,8 @@ function definitionImported(view: IndexView, relPath: string, name: string, hops
   return undefined;
 }
 
-function outlineLine({ local, definition, typeFunctions }: ImportedDefinition, comment: string): string {
-  const line = local === definition.name ? definition.signature : `${definition.signature}  ${comment} as ${local}`;
-  return [line, ...(typeFunctions ?? []).map((f) => `    ${f.signature}`)].join('\n');
+function outlineLine({ local, definition }: ImportedDefinition, comment: string): string {
+  return local === definition.name ? definition.signature : `${definition.signature}  ${comment} as ${local}`;
 }
 
 /** Call sites of the function enclosing the cursor, in other places of the workspace. */

@@ -92,28 +92,3 @@ export function attributedStart(node: SyntaxNode): SyntaxNode {
   return first;
 }
 
-/**
- * Whether a function's signature takes a receiver (`self`, `&self`, `&'a mut self`,
- * `self: Box<Self>`): a method called on an instance. Without one it is an associated function,
- * called on the type (`Type::new`).
- */
-export function takesSelf(signature: string): boolean {
-  const parameters = parameterListStart(signature);
-  return parameters !== undefined && /^\(\s*(&\s*('\w+\s+)?)?(mut\s+)?self\b/.test(signature.slice(parameters));
-}
-
-/** Where `fn name<…>(` opens its parameter list (generic parameters skipped), if it is a function. */
-function parameterListStart(signature: string): number | undefined {
-  const name = /\bfn\s+\w+\s*/.exec(signature);
-  if (!name) return undefined;
-  let at = name.index + name[0].length;
-  if (signature[at] === '<') {
-    for (let depth = 0; at < signature.length; at++) {
-      if (signature[at] === '<') depth++;
-      else if (signature[at] === '>' && signature[at - 1] !== '-' && --depth === 0) break;
-    }
-    at++;
-    while (signature[at] === ' ') at++;
-  }
-  return signature[at] === '(' ? at : undefined;
-}

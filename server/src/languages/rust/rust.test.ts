@@ -23,18 +23,3 @@ describe('editing rules', () => {
     expect(rust.extensions).toEqual(['.rs']);
   });
 });
-
-describe('functions called on their type', () => {
-  test.each([
-    ['pub fn new(name: impl Into<Str>) -> Self', true],
-    ['pub(crate) fn with_capacity<T: Fn(u8) -> u8>(n: usize) -> Vec<T>', true],
-    ['fn default() -> Self', true],
-    ['pub fn describe(&self) -> String', false],
-    ["pub fn parts<'a>(&'a mut self) -> Parts<'a>", false],
-    ['fn into_inner(self) -> T', false],
-    ['fn boxed(mut self: Box<Self>) -> u8', false],
-    ['fn call(self: Pin<&mut Self>)', false],
-  ])('%s: %s', (signature, onType) => {
-    expect(rust.symbols.calledOnType!({ signature })).toBe(onType);
-  });
-});

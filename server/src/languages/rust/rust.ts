@@ -5,7 +5,7 @@
 import { EDITOR_LANGUAGES } from '../../../../shared/languages.js';
 import { cStyleLexical, opensBraceBlock } from '../braceSyntax.js';
 import type { CodeLanguage, ImportRecord, SymbolRules } from '../language.js';
-import { DEFINITIONS, documentation, qualify, signature, takesSelf } from './definitions.js';
+import { DEFINITIONS, documentation, qualify, signature } from './definitions.js';
 import { baseName, dirOf, isCrateRootFile } from './moduleFiles.js';
 import { resolveModulePath } from './moduleResolver.js';
 import { IMPORT_NODE_TYPES, importRecords } from './useDeclarations.js';
@@ -35,7 +35,6 @@ const symbols: SymbolRules = {
   documentation,
   // `impl Type { … }` may be written in any module of the crate.
   mayHoldMembersOf: () => true,
-  calledOnType: ({ signature }) => !takesSelf(signature),
 };
 
 /**
