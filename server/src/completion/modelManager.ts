@@ -8,6 +8,7 @@
 import type { PullableModel } from '../../../shared/messages.js';
 import type { CompletionSettings, LayoutPreference } from '../../../shared/settings.js';
 import type { CompletionModel, LoadModelOptions, LoadModelResult } from '../model/completionModel.js';
+import { contextSizeFor } from '../prompt/budget.js';
 import { chooseLayout, type PromptLayout } from '../prompt/layouts.js';
 import { controlPackManifest } from '../modelStore/controlPack.js';
 import { candidateAdapter, findBundledModel, planModel, type ModelCandidate, type ModelPlanInputs } from './modelChoice.js';
@@ -73,6 +74,8 @@ interface LoadRequest {
   server?: LoadModelOptions['server'];
   adapterPath?: string;
   shiftedReuseMinTokens?: number;
+  /** Positions a session needs for the prompt budgets (prompt/budget.ts contextSizeFor). */
+  contextNeeded: number;
 }
 
 /** One load: its settings key, its outcome, and for a failure what to watch for a retry. */
@@ -154,6 +157,7 @@ export class ModelManager {
     const request: LoadRequest = {
       ...plan, threads: settings.threads, adaptiveThreads: settings.adaptiveThreads, gpuLayers: settings.gpuLayers, layout: settings.layout,
       host: { shared: settings.sharedModelHost, idleSeconds: settings.modelHostIdleSeconds },
+      contextNeeded: contextSizeFor(settings.budgets, settings.maxTokens, settings.topK),
       ...(settings.adapterPath ? { adapterPath: settings.adapterPath } : {}),
       ...(settings.kvShiftReuse ? { shiftedReuseMinTokens: SHIFTED_REUSE_MIN_TOKENS } : {}),
       ...(settings.modelServer ? { server: serverOptions(settings) } : {}),
@@ -262,7 +266,7 @@ export class ModelManager {
       const options: LoadModelOptions = {
         path: candidate.path, threads: request.threads, gpuLayers: request.gpuLayers, ...(candidate.remote ? { server: request.server } : {}),
         ...(request.adaptiveThreads && !candidate.remote ? { adaptiveThreads: true } : {}),
-        ...(candidate.remote ? {} : { host: request.host }),
+        ...(candidate.remote ? {} : { host: request.host, contextNeeded: request.contextNeeded }),
         ...adapterFor(candidate, request), ...(candidate.hashPinned ? { hashPinned: true } : {}),
         ...(request.shiftedReuseMinTokens && !candidate.remote ? { shiftedReuseMinTokens: request.shiftedReuseMinTokens } : {}),
       };

@@ -282,7 +282,13 @@ export interface LoadModelOptions {
    */
   adaptiveThreads?: boolean;
   gpuLayers: 'auto' | number;
+  /** Positions per session, exactly; default the model's trained context up to 4,096 and `contextNeeded`. */
   contextSize?: number;
+  /**
+   * The most positions a session will use (the prompt budgets': prompt/budget.ts contextSizeFor):
+   * the default context stops there, since each session's KV cache and attention scratch grow with it.
+   */
+  contextNeeded?: number;
   /** Tokens evaluated per batch in a prefill; default llama.cpp's (512). See docs/benchmarks.md. */
   batchSize?: number;
   /**

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { mulberry32 } from '../util/hashing.js';
-import { fitPrefix, fitSuffix } from './budget.js';
+import { contextSizeFor, fitBudgetsToContext, fitPrefix, fitSuffix } from './budget.js';
 import { LineTokenizer, splitKeepingNewlines } from './lineTokenizer.js';
 
 // One token per character: budgets are easy to reason about.
@@ -49,4 +49,18 @@ test('fitPrefix agrees with the line-by-line definition on random text', () => {
 
 test('fitSuffix keeps the first whole lines that fit', () => {
   expect(fitSuffix('ab\ncd\nef', 6, tokenizer).text).toBe('ab\ncd\n');
+});
+
+test('the context for the budgets holds them whole, in steps of 512 so that small changes keep the loaded model', () => {
+  const defaults = { prefixTokens: 384, suffixTokens: 64, chunkTokens: 384 };
+  expect(contextSizeFor(defaults, 64, 10)).toBe(1536);
+  expect(contextSizeFor({ ...defaults, prefixTokens: 400 }, 64, 10)).toBe(1536);
+  const large = { prefixTokens: 1024, suffixTokens: 256, chunkTokens: 1024 };
+  expect(contextSizeFor(large, 64, 10)).toBe(2560);
+  // Budgets fitted to that context are the budgets themselves: nothing is cut.
+  for (const budgets of [defaults, large]) {
+    for (const [maxTokens, topK] of [[64, 10], [1024, 10], [1, 0]] as const) {
+      expect(fitBudgetsToContext(budgets, contextSizeFor(budgets, maxTokens, topK), maxTokens, topK)).toEqual(budgets);
+    }
+  }
 });

@@ -126,7 +126,7 @@ function tailOfLine(line: string, budget: number, tokenizer: LineTokenizer): Tok
 export function fitBudgetsToContext(
   budgets: PromptBudgets, contextSize: number, maxTokens: number, topK: number,
 ): PromptBudgets {
-  const overhead = 3 * Math.min(topK, MAX_PACKED_CHUNKS) + 6 + maxTokens;
+  const overhead = tokensBesideBudgets(maxTokens, topK);
   const wanted = budgets.prefixTokens + budgets.suffixTokens + budgets.chunkTokens;
   const available = Math.max(0, contextSize - overhead);
   if (wanted <= available) return budgets;
@@ -136,4 +136,25 @@ export function fitBudgetsToContext(
     suffixTokens: Math.floor(budgets.suffixTokens * scale),
     chunkTokens: Math.floor(budgets.chunkTokens * scale),
   };
+}
+
+/** The control tokens (2 per chunk, K selection decisions), 6 markers and the generated tokens. */
+function tokensBesideBudgets(maxTokens: number, topK: number): number {
+  return 3 * Math.min(topK, MAX_PACKED_CHUNKS) + 6 + maxTokens;
+}
+
+/** Room for what no budget counts: the repository's name and the document's path (a long path is ~40 tokens). */
+const UNBUDGETED_TOKENS = 128;
+/** Context sizes are multiples of this, so that small changes of the budgets keep the loaded model. */
+const CONTEXT_STEP = 512;
+
+/**
+ * The context a model needs for these budgets: every prompt the pipeline builds, with the
+ * tokens generated after it, fits. A context is KV cache and attention scratch sized by its
+ * positions, held per session (per editor window); a 4,096 context where prompts take ~1,000
+ * tokens held about 30 MB more per session than one of 1,536 (docs/benchmarks.md).
+ */
+export function contextSizeFor(budgets: PromptBudgets, maxTokens: number, topK: number): number {
+  const needed = budgets.prefixTokens + budgets.suffixTokens + budgets.chunkTokens + tokensBesideBudgets(maxTokens, topK) + UNBUDGETED_TOKENS;
+  return Math.ceil(needed / CONTEXT_STEP) * CONTEXT_STEP;
 }

@@ -53,7 +53,7 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger):
     const model = await lease.llama.loadModel({ modelPath: options.path, gpuLayers: options.gpuLayers, useMmap });
     const contextSize = options.contextSize && options.contextSize > 0
       ? Math.floor(options.contextSize)
-      : Math.min(model.trainContextSize || DEFAULT_MAX_CONTEXT, DEFAULT_MAX_CONTEXT);
+      : Math.min(model.trainContextSize || DEFAULT_MAX_CONTEXT, DEFAULT_MAX_CONTEXT, options.contextNeeded || Infinity);
     const info = describeModel(options.path, checked.header, logger, {
       contextSize, threads, gpuLayers: model.gpuLayers,
     });
