@@ -1,6 +1,8 @@
 /**
  * Runtime settings for one model on this machine: prefill (a cold prompt of real Python) and
- * greedy generation speed, and the resident memory, for each combination of threads, batch size
+ * greedy generation speed, and the resident memory (the process's, and what one live session
+ * adds: compare that one `--context` per process, since a later session reuses what an earlier
+ * one freed), for each combination of threads, batch size
  * and context size. The defaults in shared/settings.ts and model/llama/ come from its table.
  *
  *   node dist/bench/src/runtimeBench.js --model FILE.gguf [--threads 1,2] [--batch 128,512]
@@ -37,6 +39,8 @@ interface Row {
   prefillTokPerS: number;
   generateTokPerS: number;
   rssMb: number;
+  /** RSS the first session added while it lived (later ones reuse memory the first freed). */
+  sessionMb: number;
 }
 
 /** Real code for the prompt: the standard library's json decoder and encoder, read as text. */
@@ -64,12 +68,12 @@ async function measure(options: Options, threads: number, batch: number, context
   if (loaded.kind !== 'ok') throw new Error(loaded.message);
   const loadMs = performance.now() - started;
   try {
-    const speeds: { prefill: number; generate: number }[] = [];
+    const speeds: { prefill: number; generate: number; sessionMb: number }[] = [];
     for (let i = 0; i < options.repeats; i++) speeds.push(await prefillAndGenerate(loaded.model, options, i));
-    const mean = (pick: (s: { prefill: number; generate: number }) => number) => speeds.reduce((a, s) => a + pick(s), 0) / speeds.length;
+    const mean = (pick: (s: { prefill: number; generate: number; sessionMb: number }) => number) => speeds.reduce((a, s) => a + pick(s), 0) / speeds.length;
     return {
       threads, batch, context, loadMs, prefillTokPerS: mean((s) => s.prefill), generateTokPerS: mean((s) => s.generate),
-      rssMb: process.memoryUsage().rss / 2 ** 20,
+      rssMb: process.memoryUsage().rss / 2 ** 20, sessionMb: speeds[0]!.sessionMb,
     };
   } finally {
     await loaded.model.dispose();
@@ -80,6 +84,7 @@ async function measure(options: Options, threads: number, batch: number, context
 async function prefillAndGenerate(model: CompletionModel, options: Options, i: number) {
   const text = SOURCES.map((file) => readFileSync(file, 'utf8')).join('\n');
   const tokens = model.tokenize(text).slice(i * 50, i * 50 + options.prompt);
+  const before = process.memoryUsage().rss;
   const session = await model.createSession();
   try {
     let started = performance.now();
@@ -88,17 +93,19 @@ async function prefillAndGenerate(model: CompletionModel, options: Options, i: n
     started = performance.now();
     const result = await session.generate(tokens, { maxTokens: options.generate, singleLine: false, repetitionStop: false });
     const generateMs = performance.now() - started;
-    return { prefill: tokens.length / (prefillMs / 1000), generate: Math.max(1, result.tokens.length) / (generateMs / 1000) };
+    // What one live session holds (its context: KV cache and scratch), read before it is freed.
+    const sessionMb = (process.memoryUsage().rss - before) / 2 ** 20;
+    return { prefill: tokens.length / (prefillMs / 1000), generate: Math.max(1, result.tokens.length) / (generateMs / 1000), sessionMb };
   } finally {
     await session.dispose();
   }
 }
 
 function table(rows: Row[]): string {
-  const header = '| threads | batch | context | load ms | prefill tok/s | generate tok/s | RSS MB |';
+  const header = '| threads | batch | context | load ms | prefill tok/s | generate tok/s | RSS MB | one session MB |';
   const lines = rows.map((r) => `| ${r.threads} | ${r.batch} | ${r.context} | ${r.loadMs.toFixed(0)} | ` +
-    `${r.prefillTokPerS.toFixed(1)} | ${r.generateTokPerS.toFixed(1)} | ${r.rssMb.toFixed(0)} |`);
-  return [header, '|---|---|---|---|---|---|---|', ...lines].join('\n');
+    `${r.prefillTokPerS.toFixed(1)} | ${r.generateTokPerS.toFixed(1)} | ${r.rssMb.toFixed(0)} | ${r.sessionMb.toFixed(0)} |`);
+  return [header, '|---|---|---|---|---|---|---|---|', ...lines].join('\n');
 }
 
 async function main(): Promise<void> {

@@ -152,7 +152,7 @@ const CONTEXT_STEP = 512;
  * The context a model needs for these budgets: every prompt the pipeline builds, with the
  * tokens generated after it, fits. A context is KV cache and attention scratch sized by its
  * positions, held per session (per editor window); a 4,096 context where prompts take ~1,000
- * tokens held about 30 MB more per session than one of 1,536 (docs/benchmarks.md).
+ * tokens held 11–22 MB more per session than one of 1,536 (docs/benchmarks.md).
  */
 export function contextSizeFor(budgets: PromptBudgets, maxTokens: number, topK: number): number {
   const needed = budgets.prefixTokens + budgets.suffixTokens + budgets.chunkTokens + tokensBesideBudgets(maxTokens, topK) + UNBUDGETED_TOKENS;
