@@ -97,7 +97,6 @@ export function chunkBody(candidate: Candidate, body: string): string {
   return `${lineCommentOf(relPath)} ${relPath}:${startLine + 1}\n${withFinalNewline(body)}`;
 }
 
-
 /** `text` ending in exactly the newline it has, or one added. */
 export function withFinalNewline(text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;

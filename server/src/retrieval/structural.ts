@@ -82,7 +82,8 @@ export function importCandidates(
 export function importOutline(view: IndexView, query: RetrievalQuery): RankedCandidate | undefined {
   const file = query.file;
   if (!file || !query.relPath) return undefined;
-  const comment = outlineComment(query.relPath);
+  // The outline is written as the document's code, in its language's comments.
+  const comment = lineCommentOf(query.relPath);
   const chosen = mostUsedFirst(importedDefinitions(view, file), file, comment);
   if (chosen.length === 0) return undefined;
   const lines: string[] = [];
@@ -236,7 +237,7 @@ function definitionCandidate(view: IndexView, definition: Definition, source: Ca
   const signature = definition.docstring && editing ? documented(editing, definition.signature, definition.docstring) : definition.signature;
   const text = view.chunkText(chunk);
   const shown = definition.kind === 'class' && language
-    ? withMethodSignatures(text, definition, membersOf(view, definition, file.definitions, language.symbols), language.editing)
+    ? withMethodSignatures(text, membersOf(view, definition, file.definitions, language.symbols), language.editing)
     : text;
   return { chunk, text: shown, sources: [source], source, signature };
 }
@@ -252,7 +253,7 @@ function documented(editing: EditingRules, signature: string, documentation: str
  * methods follow as signatures (Rivet §3.4: reduce to signatures), so the candidate is the
  * class's interface.
  */
-function withMethodSignatures(text: string, definition: Definition, methods: readonly Definition[], editing: EditingRules): string {
+function withMethodSignatures(text: string, methods: readonly Definition[], editing: EditingRules): string {
   if (methods.length === 0) return text;
   const body = text.endsWith('\n') ? text : `${text}\n`;
   const stub = editing.memberStub ?? ((signature: string) => signature);
@@ -279,9 +280,4 @@ function membersOf(view: IndexView, definition: Definition, ownFile: readonly De
     if (elsewhere.length >= MAX_MEMBERS_ELSEWHERE) break;
   }
   return [...members, ...elsewhere.slice(0, MAX_MEMBERS_ELSEWHERE)];
-}
-
-/** The outline is written as the document's code: its language's line comment (`#` when none is known). */
-function outlineComment(relPath: string | undefined): string {
-  return relPath === undefined ? '#' : lineCommentOf(relPath);
 }

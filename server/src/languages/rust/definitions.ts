@@ -91,4 +91,3 @@ export function attributedStart(node: SyntaxNode): SyntaxNode {
   }
   return first;
 }
-
