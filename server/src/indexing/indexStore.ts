@@ -60,6 +60,10 @@ export class IndexStore implements IndexView {
     return this.tables.definitionsNamed(name);
   }
 
+  filesReferencing(name: string): readonly string[] {
+    return this.tables.filesReferencing(name);
+  }
+
   referencesTo(name: string): readonly { relPath: string; line: number }[] {
     const sites: { relPath: string; line: number }[] = [];
     for (const relPath of this.tables.filesReferencing(name)) {

@@ -89,6 +89,8 @@ export interface IndexView {
   definitionsNamed(name: string): readonly Definition[];
   /** Lines referencing this name, per file, in deterministic order. */
   referencesTo(name: string): readonly { relPath: string; line: number }[];
+  /** The files referencing this name, sorted (referencesTo's files, without listing their lines). */
+  filesReferencing(name: string): readonly string[];
   /** Text of lines [startLine, endLine) of an indexed file, joined with '\n'. */
   chunkText(chunk: Pick<Chunk, 'relPath' | 'startLine' | 'endLine'>): string;
 }

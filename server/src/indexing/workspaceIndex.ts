@@ -105,6 +105,9 @@ export class WorkspaceIndex implements IndexView {
   definitionsNamed(name: string): readonly Definition[] {
     return this.store.definitionsNamed(name);
   }
+  filesReferencing(name: string): readonly string[] {
+    return this.store.filesReferencing(name);
+  }
   referencesTo(name: string): readonly { relPath: string; line: number }[] {
     return this.store.referencesTo(name);
   }

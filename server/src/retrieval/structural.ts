@@ -273,8 +273,8 @@ function membersOf(view: IndexView, definition: Definition, ownFile: readonly De
   const mayHold = symbols.mayHoldMembersOf;
   if (!mayHold) return members;
   const elsewhere: Definition[] = [];
-  const files = new Set(view.referencesTo(definition.name).map((site) => site.relPath));
-  for (const relPath of files) {
+  // Files, not their lines: a crate's main type is named on thousands of lines.
+  for (const relPath of view.filesReferencing(definition.name)) {
     if (relPath === definition.relPath || !mayHold(definition.relPath, relPath)) continue;
     elsewhere.push(...(view.file(relPath)?.definitions ?? []).filter(isMember));
     if (elsewhere.length >= MAX_MEMBERS_ELSEWHERE) break;
