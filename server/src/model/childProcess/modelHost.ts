@@ -107,7 +107,10 @@ function armIdleTimer(ms: number): void {
 }
 
 function shutDownIfIdle(): void {
-  if (clients.size === 0) void shutDown();
+  if (clients.size > 0) return;
+  // In the host's log, so that a server that finds the socket closing can be told why.
+  console.error(`${new Date().toISOString()} model host: no server connected for its idle time; exiting`);
+  void shutDown();
 }
 
 async function handle(client: Client, operation: HostOperation, token: CancellationToken): Promise<HostReply> {
