@@ -3,7 +3,7 @@
  * starts no model of its own, a window killed leaves the others answering, and a host killed in
  * the middle of two windows' completions is replaced at their next request.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
@@ -27,6 +27,12 @@ afterEach(async () => {
 });
 
 afterAll(() => workspace?.dispose());
+
+/** What a failed assertion shows: the window's log and the hosts' (a race between them is otherwise invisible). */
+function logsOf(window: RawLspClient): string {
+  const hostLogs = readdirSync(hosts).filter((name) => name.endsWith('.log')).map((name) => `== ${name}\n${readFileSync(path.join(hosts, name), 'utf8')}`);
+  return [`== the window's log (end)`, window.stderr.slice(-3000), ...hostLogs].join('\n');
+}
 
 /** A window: a server on the workspace with the tiny model, its hosts in this test's folder. */
 async function openWindow(): Promise<RawLspClient> {
@@ -77,7 +83,7 @@ test('the host killed while two windows complete: each answers again within 10 s
     let next = await completeAfterEdit(window, 4);
     // The first request after the death may come before the reload began; the next one is served.
     if (next.outcome !== 'ok') next = await completeAfterEdit(window, 5);
-    expect(next.outcome, `window ${i + 1}`).toBe('ok');
+    expect(next.outcome, `window ${i + 1}\n${logsOf(window)}`).toBe('ok');
     expect(next.ms, `window ${i + 1}`).toBeLessThan(10_000);
     expect(window.alive).toBe(true);
   }

@@ -42,6 +42,9 @@ const EXIT_GRACE_MS = 3_000;
 const START_TIMEOUT_MS = 15_000;
 /** What answers on the socket must greet within this, or it is not a model host. */
 const HELLO_TIMEOUT_MS = 5_000;
+/** Connections to a host that closed them before greeting, tried before giving up (see open). */
+const GREET_ATTEMPTS = 4;
+const GREET_RETRY_MS = 100;
 /** The end of the host's log read to name a crash (llama.cpp prints its assert there). */
 const LOG_TAIL_BYTES = 8_192;
 const DEFAULT_CONNECTION: HostConnectionOptions = { shared: true, idleSeconds: 300 };
@@ -104,11 +107,24 @@ export class ModelHostConnection {
     const endpoint = hostEndpoint(load, directory, serverVersion(), settings.shared ? undefined : `${process.pid}-${randomUUID()}`);
     const refusal = refuseSocket(endpoint.socket, options.owner);
     if (refusal) throw new Error(refusal);
-    const { socket, child } = await connectOrStart(endpoint, settings.shared ? settings.idleSeconds : 0, logger);
-    const connection = listeningConnection(socket);
-    const greeting = await greet(connection, endpoint.socket);
-    logger.debug(`model host ${greeting.pid} at ${endpoint.socket}: ${child ? 'started by this server' : `shared with ${greeting.clients - 1} other server(s)`}`);
-    return new ModelHostConnection(connection, greeting, endpoint, child, !settings.shared, logger, options.abortGraceMs ?? ABORT_GRACE_MS);
+    for (let attempt = 1; ; attempt++) {
+      const { socket, child } = await connectOrStart(endpoint, settings.shared ? settings.idleSeconds : 0, logger);
+      const connection = listeningConnection(socket);
+      try {
+        const greeting = await greet(connection, socket, endpoint.socket);
+        logger.debug(`model host ${greeting.pid} at ${endpoint.socket}: ${child ? 'started by this server' : `shared with ${greeting.clients - 1} other server(s)`}`);
+        return new ModelHostConnection(connection, greeting, endpoint, child, !settings.shared, logger, options.abortGraceMs ?? ABORT_GRACE_MS);
+      } catch (error) {
+        // A host that is dying (killed, or exiting idle) still takes connections until the kernel
+        // closes its socket, then drops them: look again, and the socket refuses or a new host answers.
+        if (!(error instanceof HostGoneWhileGreetingError)) throw error;
+        if (attempt >= GREET_ATTEMPTS) {
+          throw new Error(`the model host at ${endpoint.socket} closed the connection before greeting, ${attempt} times (${error.message}); its log: ${endpoint.log}`);
+        }
+        logger.debug(`the model host at ${endpoint.socket} closed the connection before greeting (${error.message}); connecting again`);
+        await new Promise((resolve) => setTimeout(resolve, GREET_RETRY_MS));
+      }
+    }
   }
 
   /** Why the host is gone, for the user (undefined while it runs, or after dispose). */
@@ -277,19 +293,35 @@ function listeningConnection(socket: net.Socket): MessageConnection {
   return connection;
 }
 
-async function greet(connection: MessageConnection, socketPath: string, probe = false): Promise<Greeting> {
+/** The socket closed before its host greeted: a host on its way out, not a foreign process. */
+class HostGoneWhileGreetingError extends Error {}
+
+/**
+ * Asks what answers on `socket` to greet as a host. Throws {@link HostGoneWhileGreetingError} when
+ * the connection closes first, and the "not a host" error, with the fix, when it answers otherwise
+ * or not at all.
+ */
+async function greet(connection: MessageConnection, socket: net.Socket, socketPath: string, probe = false): Promise<Greeting> {
   const notAHost = `${socketPath} answers, but not as a RepoShapley model host of this version; remove it so that one can start there`;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(notAHost)), HELLO_TIMEOUT_MS)));
+  let onClose = (): void => undefined;
+  const closed = new Promise<never>((_, reject) => (onClose = () => reject(new HostGoneWhileGreetingError('closed'))));
+  socket.once('close', onClose);
   try {
-    const greeting = await Promise.race([connection.sendRequest(helloRequest, { protocol: HOST_PROTOCOL, ...(probe ? { probe } : {}) }), timeout]);
+    const greeting = await Promise.race([connection.sendRequest(helloRequest, { protocol: HOST_PROTOCOL, ...(probe ? { probe } : {}) }), timeout, closed]);
     if (greeting?.product !== HOST_PRODUCT || greeting.protocol !== HOST_PROTOCOL) throw new Error(notAHost);
     return greeting;
   } catch (error) {
     connection.dispose();
+    if (error instanceof HostGoneWhileGreetingError || (error instanceof Error && error.message !== notAHost && socket.destroyed)) {
+      throw new HostGoneWhileGreetingError((error as Error).message);
+    }
     throw error instanceof Error && error.message === notAHost ? error : new Error(`${notAHost} (${(error as Error).message})`);
   } finally {
     clearTimeout(timer);
+    socket.off('close', onClose);
+    closed.catch(() => undefined);
   }
 }
 
@@ -319,7 +351,7 @@ export async function listHosts(directory = hostDirectory()): Promise<RunningHos
     if (!(socket instanceof net.Socket)) return undefined;
     const connection = listeningConnection(socket);
     try {
-      const { pid, clients, model } = await greet(connection, socketPath, true);
+      const { pid, clients, model } = await greet(connection, socket, socketPath, true);
       return { socket: socketPath, pid, clients, ...(model ? { model } : {}) };
     } catch {
       return undefined;

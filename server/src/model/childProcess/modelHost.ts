@@ -336,7 +336,18 @@ const LISTEN_ATTEMPTS = 3;
  * this one looks again.
  */
 function listen(attempt = 1): void {
-  server.once('error', (error: NodeJS.ErrnoException) => {
+  // Each attempt's handlers go with it: a failed attempt's would otherwise fire at a later success.
+  const onListening = (): void => {
+    server.off('error', onError);
+    server.on('error', (error) => console.error(`${new Date().toISOString()} model host: ${error.message}`));
+    listeningOn = identityOf(socketPath!);
+    writeFileSync(pidFile!, `${process.pid}\n`);
+    // No server connects within the idle time: nothing wanted this host after all.
+    idleDeadline = Date.now() + Math.max(idleMs, 10_000);
+    if (clients.size === 0) armIdleTimer(idleDeadline - Date.now());
+  };
+  const onError = (error: NodeJS.ErrnoException): void => {
+    server.off('listening', onListening);
     if (error.code !== 'EADDRINUSE' || attempt >= LISTEN_ATTEMPTS) {
       console.error(`model host: cannot listen on ${socketPath}: ${error.message}`);
       process.exit(1);
@@ -351,14 +362,10 @@ function listen(attempt = 1): void {
       if (found && sameFile(socketPath!, found)) unlinkQuietly(socketPath!);
       listen(attempt + 1);
     });
-  });
-  server.listen(socketPath, () => {
-    listeningOn = identityOf(socketPath!);
-    writeFileSync(pidFile!, `${process.pid}\n`);
-    // No server connects within the idle time: nothing wanted this host after all.
-    idleDeadline = Date.now() + Math.max(idleMs, 10_000);
-    if (clients.size === 0) armIdleTimer(idleDeadline - Date.now());
-  });
+  };
+  server.once('error', onError);
+  server.once('listening', onListening);
+  server.listen(socketPath);
 }
 
 if (!socketPath || !pidFile) {

@@ -203,7 +203,44 @@ describe('faults', () => {
       silent.close();
     }
   });
+  test('a host that drops the connection as it dies is looked for again: a new host serves', async () => {
+    const { directory, socket } = await dyingHostFolder('dying');
+    // A killed host's socket takes connections until the kernel closes it, then drops them.
+    const dying = net.createServer((connection) => {
+      connection.destroy();
+      dying.close();
+    });
+    await new Promise<void>((resolve) => dying.listen(socket, resolve));
+    const result = await loadModelInChildProcess(options(), logger, { directory });
+    expect(result.kind).toBe('ok');
+    if (result.kind === 'ok') opened.push(result.model as ChildProcessCompletionModel);
+    expect(await listHosts(directory)).toMatchObject([{ clients: 1, model: tiny.path }]);
+  });
+
+  test('a socket that keeps dropping connections unanswered is refused after a few looks, naming its log', async () => {
+    const { directory, socket } = await dyingHostFolder('dropping');
+    let connections = 0;
+    const dropping = net.createServer((connection) => {
+      connections++;
+      connection.destroy();
+    });
+    await new Promise<void>((resolve) => dropping.listen(socket, resolve));
+    try {
+      const result = await loadModelInChildProcess(options(), logger, { directory });
+      expect(result.kind === 'error' && result.message).toMatch(/closed the connection before greeting, 4 times .*its log: .*\.log/);
+      expect(connections).toBe(4);
+    } finally {
+      dropping.close();
+    }
+  });
 });
+
+/** A hosts folder made as a server makes it, and the socket path a host for {@link options} takes there. */
+async function dyingHostFolder(name: string): Promise<{ directory: string; socket: string }> {
+  const directory = path.join(dir, name);
+  await loadModelInChildProcess(options({ host: { shared: false, idleSeconds: 0 } }), logger, { directory }).then((r) => r.kind === 'ok' && r.model.dispose());
+  return { directory, socket: hostEndpoint(options(), directory, serverVersion()).socket };
+}
 
 /** `stats` as if another user owned the file. */
 function ownedBy(stats: Stats, uid: number): Stats {
