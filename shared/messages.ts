@@ -124,6 +124,8 @@ export interface TraceModel {
   layout: string;
   /** True when the small bundled model stands in for the one asked for (not pulled, or failed to load). */
   fallback: boolean;
+  /** Why the `model` setting `auto` picked it: `auto: qwen2.5-coder-0.5b: 480 prompt tok/s measured, ...`. */
+  chosenBy?: string;
 }
 
 /** The model the server completes with (see {@link StatusParams.model}). */
@@ -132,6 +134,8 @@ export interface StatusModel {
   label: string;
   /** True when the small bundled model stands in for the one asked for. */
   fallback: boolean;
+  /** Why the `model` setting `auto` picked it (see {@link TraceModel.chosenBy}). */
+  chosenBy?: string;
 }
 
 /**
@@ -164,8 +168,8 @@ export interface StatusParams {
   /** The model in use, once one has loaded; absent while none is. */
   model?: StatusModel;
   /**
-   * Set while the configured catalog model (the `model` setting, with `modelPath` and
-   * REPOSHAPLEY_MODEL unset) is not in the cache: a client may offer to download it.
+   * Set while the configured catalog model (the `model` setting, or what `auto` picks, with
+   * `modelPath` and REPOSHAPLEY_MODEL unset) is not in the cache: a client may offer to download it.
    */
   pullable?: PullableModel;
   /**
@@ -182,7 +186,7 @@ export interface StatusParams {
  * second at most, then end).
  */
 export interface PullModelParams {
-  /** A catalog name (`reposhapley model list`); omitted: the `model` setting. */
+  /** A catalog name (`reposhapley model list`); omitted: the one `pullable` names, else the `model` setting. */
   name?: string;
   /** The client's work-done progress token (LSP `WorkDoneProgressParams.workDoneToken`). */
   workDoneToken?: ProgressToken;

@@ -14,7 +14,7 @@ describe('the schema', () => {
   test('DEFAULT_SETTINGS holds every default, budgets nested', () => {
     for (const key of SETTING_KEYS) expect(readSetting(DEFAULT_SETTINGS, key), key).toEqual(SETTINGS_SCHEMA[key].default);
     expect(DEFAULT_SETTINGS.budgets).toEqual({ prefixTokens: 384, suffixTokens: 64, chunkTokens: 384 });
-    expect(DEFAULT_SETTINGS.model).toBe('qwen2.5-coder-0.5b');
+    expect(DEFAULT_SETTINGS.model).toBe('auto');
     expect(DEFAULT_SETTINGS.modelCacheDir).toBe('');
   });
 });

@@ -42,7 +42,7 @@ export interface PromptBudgets {
 export interface CompletionSettings {
   /** Path to a GGUF model; empty means the server finds one (see {@link CompletionSettings.model}). */
   modelPath: string;
-  /** A catalog model name (`reposhapley model list`), used when `modelPath` is empty. */
+  /** A catalog model name (`reposhapley model list`) or `auto`, used when `modelPath` is empty. */
   model: string;
   /** Where catalog models are stored; empty means the environment's cache directory. */
   modelCacheDir: string;
@@ -198,8 +198,8 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
     description: 'GGUF model file; empty: `REPOSHAPLEY_MODEL`, then the catalog model `model` once pulled, else the bundled small model.',
   },
   model: {
-    type: 'string', default: 'qwen2.5-coder-0.5b',
-    description: 'Catalog model used when `modelPath` is empty: a name from `reposhapley model list`.',
+    type: 'string', default: 'auto',
+    description: 'Catalog model used when `modelPath` is empty: `auto` (the largest this machine runs within 1 s per keystroke and 5 s to start, judged from its measured speed: `reposhapley model speed`) or a name from `reposhapley model list`.',
   },
   modelCacheDir: {
     type: 'string', default: '',

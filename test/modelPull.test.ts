@@ -11,6 +11,8 @@ import type { CompletionTrace } from '../shared/messages.js';
 import { createCompletionEngine } from '../server/src/completion/createEngine.js';
 import type { CompletionEngine, ModelPullProgress, ModelStatus, UserNotice } from '../server/src/completion/engine.js';
 import type { PullFunction } from '../server/src/completion/modelPuller.js';
+import type { SpeedMeasurer } from '../server/src/completion/speedMeasurement.js';
+import { machineKey, saveSpeedMeasurement } from '../server/src/modelStore/machineSpeed.js';
 import { DEFAULT_MODEL_NAME, resolveCatalogModel } from '../server/src/modelStore/catalog.js';
 import { writeVerifiedMark } from '../server/src/modelStore/sidecar.js';
 import { createMemoryLogger } from '../server/src/util/logger.js';
@@ -58,7 +60,7 @@ test('pulling the configured model switches the next completion from the fallbac
   const engine = createCompletionEngine({
     logger: createMemoryLogger(), pull: fakePull,
     plan: { env: {}, bundled: () => workspace.modelPath },
-    settings: { modelCacheDir: cacheDir, policy: 'none', threads: 1, maxTokens: 4 },
+    settings: { model: DEFAULT_MODEL_NAME, modelCacheDir: cacheDir, policy: 'none', threads: 1, maxTokens: 4 },
   });
   engines.push(engine);
   const statuses: ModelStatus[] = [];
@@ -80,6 +82,37 @@ test('pulling the configured model switches the next completion from the fallbac
   expect(statuses.at(-1)).toEqual({ model: { label: ENTRY.name, fallback: false } });
 
   expect((await completeTrace(engine)).model).toEqual({ label: ENTRY.name, layout: expect.any(String), fallback: false });
+});
+
+test('model auto on a machine not measured yet: the pull fetches the smallest model, measures this machine, and auto says why it runs', async () => {
+  const cacheDir = path.join(workspace.dir, 'cache-auto');
+  const measured: string[] = [];
+  const measureSpeed: SpeedMeasurer = async (model, threads, dir) => {
+    measured.push(model);
+    saveSpeedMeasurement(dir!, {
+      model, machine: machineKey(), threads, runtime: 'test', loadMs: 3_000, promptTokensPerSecond: 250, shortPromptTokensPerSecond: 200,
+      generatedTokensPerSecond: 25, loadAverage: 0, measuredAt: new Date().toISOString(),
+    });
+  };
+  const engine = createCompletionEngine({
+    logger: createMemoryLogger(), pull: fakePull, measureSpeed,
+    plan: { env: {}, bundled: () => workspace.modelPath },
+    settings: { modelCacheDir: cacheDir, policy: 'none', threads: 1, maxTokens: 4 },
+  });
+  engines.push(engine);
+  const statuses: ModelStatus[] = [];
+  engine.onModelStatus((status) => statuses.push(status));
+  await engine.indexWorkspace([workspace.root], () => {});
+  engine.openDocument(workspace.probeUri, PROBE_PY, 1);
+  expect((await completeTrace(engine)).model).toMatchObject({ fallback: true });
+  expect(statuses[0]?.pullable?.name).toBe(DEFAULT_MODEL_NAME);
+
+  const result = await engine.pullModel(undefined, () => {}, new AbortController().signal);
+  expect(result).toMatchObject({ kind: 'ok', name: DEFAULT_MODEL_NAME, inUse: true });
+  expect(measured).toEqual([DEFAULT_MODEL_NAME]);
+  const chosenBy = expect.stringMatching(/^auto: qwen2\.5-coder-0\.5b: 250 prompt tok\/s measured, .*qwen2\.5-coder-1\.5b would take/);
+  expect(statuses.at(-1)).toEqual({ model: { label: ENTRY.name, fallback: false, chosenBy } });
+  expect((await completeTrace(engine)).model).toEqual({ label: ENTRY.name, layout: expect.any(String), fallback: false, chosenBy });
 });
 
 test('a model pulled while modelPath is set is kept for later but not used', async () => {

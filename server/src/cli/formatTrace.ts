@@ -28,6 +28,7 @@ export function formatTrace(trace: CompletionTrace): string[] {
   return [
     `outcome: ${trace.outcome}${trace.message ? ` (${trace.message})` : ''}${trace.cached ? ', cached' : ''}`,
     ...(trace.model ? [`model: ${trace.model.label}, layout ${trace.model.layout}${trace.model.fallback ? ' (FALLBACK: the model asked for is not available)' : ''}`] : []),
+    ...(trace.model?.chosenBy ? [`  picked by ${trace.model.chosenBy}`] : []),
     `policy: ${trace.policy} -> ${trace.effectivePolicy}; decision: ${trace.decision}${need}`,
     `candidates: ${trace.candidates.length} retrieved, ${kept} kept`,
     ...trace.candidates.map(formatCandidate),

@@ -27,6 +27,7 @@ import type { PullFunction } from './modelPuller.js';
 import type { OpenDocuments } from './openDocuments.js';
 import { runPipeline, type PipelineOutput } from './pipeline.js';
 import { mergeSettings, settingsFrom } from './settings.js';
+import type { SpeedMeasurer } from './speedMeasurement.js';
 import { UserNotices } from './userNotices.js';
 
 export interface EngineOptions {
@@ -38,6 +39,8 @@ export interface EngineOptions {
   pull?: PullFunction;
   /** Environment and bundled-model lookup for choosing the model (tests). */
   plan?: ModelPlanInputs;
+  /** Override the speed measurement `model: auto` makes after its first pull (tests). */
+  measureSpeed?: SpeedMeasurer;
 }
 
 const TRACES_KEPT = 200;
@@ -66,6 +69,7 @@ class RepoShapleyEngine implements CompletionEngine {
     this.workspace = new EngineWorkspace(this.settings, options.logger);
     this.models = new EngineModels({
       settings: () => this.settings, logger: options.logger, notices: this.notices, loader: options.modelLoader, pull: options.pull, plan: options.plan,
+      ...(options.measureSpeed ? { measureSpeed: options.measureSpeed } : {}),
     });
   }
 
@@ -110,6 +114,10 @@ class RepoShapleyEngine implements CompletionEngine {
   /** Load the model in the background so the first completion does not pay for it. */
   warmModel(): Promise<ModelState> {
     return this.models.warm();
+  }
+
+  modelToPull(name: string | undefined): string {
+    return this.models.modelToPull(name);
   }
 
   pullModel(name: string | undefined, onProgress: (progress: ModelPullProgress) => void, signal: AbortSignal): Promise<PullModelResult> {
@@ -207,7 +215,7 @@ class RepoShapleyEngine implements CompletionEngine {
     const output = await this.runPipelineAt(request, text, loaded, signal);
     if (output.trace.outcome === 'cancelled') return { kind: 'cancelled' };
     const traceId = randomUUID();
-    const traced: TraceModel = { label: loaded.label, layout: loaded.layout.name, fallback: loaded.isFallback };
+    const traced: TraceModel = { label: loaded.label, layout: loaded.layout.name, fallback: loaded.isFallback, ...(loaded.chosenBy ? { chosenBy: loaded.chosenBy } : {}) };
     this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced, timings: { waitMs, ...output.trace.timings } });
     this.latestTraceId = traceId;
     const { totalMs, sharedWaitMs } = output.trace.timings;

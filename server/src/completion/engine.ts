@@ -142,8 +142,10 @@ export interface CompletionEngine {
   onNotice(listener: (notice: UserNotice) => void): void;
   /** Subscribe to the model status; emitted when a model is loaded or looked for and it changed. */
   onModelStatus(listener: (status: ModelStatus) => void): void;
+  /** The catalog model {@link pullModel} fetches for `name`: itself, else what the `model` setting asks for (`auto`'s pick). */
+  modelToPull(name: string | undefined): string;
   /**
-   * Pulls catalog model `name` (default: the `model` setting) into the model cache (the
+   * Pulls catalog model `name` (default: {@link modelToPull}) into the model cache (the
    * `modelCacheDir` setting), then loads it when the settings select it, so the next completion
    * uses it. One pull at a time: the same model joins the running pull, another one is `busy`.
    * Aborting `signal` abandons the wait; the pull stops when no caller waits for it any more.

@@ -11,13 +11,16 @@ import type { PullModelResult } from '../../../shared/messages.js';
 import type { CompletionSettings } from '../../../shared/settings.js';
 import type { CompletionModel, ModelSession } from '../model/completionModel.js';
 import type { ModelServerError } from '../model/remote/llamaServerApi.js';
+import { resolveThreads } from '../model/threads.js';
 import { LineTokenizer } from '../prompt/lineTokenizer.js';
 import type { Logger } from '../util/logger.js';
 import { Mutex } from '../util/mutex.js';
 import type { CompletionOutcome, ModelPullProgress, ModelStatus } from './engine.js';
-import { planModel, type ModelPlanInputs } from './modelChoice.js';
+import { planModel, type ModelPlan, type ModelPlanInputs } from './modelChoice.js';
 import { ModelManager, type ModelLoader, type ModelState } from './modelManager.js';
 import { ModelPuller, type PullFunction } from './modelPuller.js';
+import { measureInChildProcess, type SpeedMeasurer } from './speedMeasurement.js';
+import { AUTO_MODEL } from '../modelStore/autoModel.js';
 import type { UserNotices } from './userNotices.js';
 
 export type LoadedModel = Extract<ModelState, { kind: 'ok' }>;
@@ -39,6 +42,8 @@ export interface EngineModelsOptions {
   pull?: PullFunction;
   /** Environment and bundled-model lookup for choosing the model (tests). */
   plan?: ModelPlanInputs;
+  /** Override the speed measurement `auto` makes after its first pull (tests). */
+  measureSpeed?: SpeedMeasurer;
 }
 
 /**
@@ -62,6 +67,7 @@ export class EngineModels {
   private readonly manager: ModelManager;
   private readonly puller: ModelPuller;
   private readonly planInputs: ModelPlanInputs;
+  private readonly measureSpeed: SpeedMeasurer;
   private readonly sessions = new WeakMap<CompletionModel, Promise<ModelSession>>();
   private readonly tokenizers = new WeakMap<CompletionModel, LineTokenizer>();
   private readonly statusListeners: ((status: ModelStatus) => void)[] = [];
@@ -75,6 +81,7 @@ export class EngineModels {
     this.planInputs = options.plan ?? {};
     this.manager = new ModelManager(options.loader ?? loadInModelHost, options.logger, { lock: this.lock, plan: this.planInputs });
     this.puller = new ModelPuller(options.logger, options.pull);
+    this.measureSpeed = options.measureSpeed ?? measureInChildProcess;
   }
 
   /** Loads (or finds) the model the settings ask for, and tells listeners what is in use. */
@@ -102,16 +109,32 @@ export class EngineModels {
 
   async pull(name: string | undefined, onProgress: (progress: ModelPullProgress) => void, signal: AbortSignal): Promise<PullModelResult> {
     const settings = this.settings();
-    const wanted = name ?? settings.model;
+    const plan = planModel(settings, this.planInputs);
+    const wanted = name ?? pullTarget(plan, settings);
     const pulled = await this.puller.pullModel(wanted, settings.modelCacheDir || undefined, onProgress, signal);
     if (pulled.kind === 'error') return { kind: 'error', code: pulled.code, message: pulled.message };
     const result = { kind: 'ok' as const, name: wanted, path: pulled.path, source: pulled.source };
+    if (settings.model === AUTO_MODEL && plan.speedUnmeasured) await this.measureForAuto(wanted, settings);
     // Loaded now (the plan sees the verified file), so the answer can say completions use it.
     const selected = planModel(settings, this.planInputs).candidates[0]?.path === pulled.path;
     if (!selected) return { ...result, inUse: false };
     if (!settings.enabled || this.disposed) return { ...result, inUse: true }; // loads at the first completion
     const state = await this.warm();
     return { ...result, inUse: state.kind === 'ok' && !state.isFallback && state.label === wanted };
+  }
+
+  modelToPull(name: string | undefined): string {
+    const settings = this.settings();
+    return name ?? pullTarget(planModel(settings, this.planInputs), settings);
+  }
+
+  /**
+   * `auto` on a machine not measured yet pulled the smallest model: its speed is measured now,
+   * before it loads for completions (which would slow the measurement and be slowed by it), and
+   * the plan then names what `auto` picks from it; a larger pick is offered for download.
+   */
+  private async measureForAuto(model: string, settings: CompletionSettings): Promise<void> {
+    await this.measureSpeed(model, resolveThreads(settings.threads), settings.modelCacheDir || undefined, this.logger);
   }
 
   /**
@@ -158,7 +181,7 @@ export class EngineModels {
     if (state.kind === 'no-model') this.notices.notify({ severity: 'error', message: state.message, status: 'no-model', ...offersPull });
     else if (state.notice) this.notices.notify({ severity: 'warning', message: state.notice, ...offersPull });
     const status: ModelStatus = {
-      ...(state.kind === 'ok' ? { model: { label: state.label, fallback: state.isFallback } } : {}),
+      ...(state.kind === 'ok' ? { model: { label: state.label, fallback: state.isFallback, ...(state.chosenBy ? { chosenBy: state.chosenBy } : {}) } } : {}),
       ...(state.pullable ? { pullable: state.pullable } : {}),
       ...(modelServer ? { modelServer } : {}),
     };
@@ -167,4 +190,9 @@ export class EngineModels {
     this.lastStatus = key;
     for (const listener of this.statusListeners) listener(status);
   }
+}
+
+/** What a pull without a name fetches: the model offered (`auto`'s pick, or the smallest before any measurement), else the plan's. */
+function pullTarget(plan: ModelPlan, settings: CompletionSettings): string {
+  return plan.pullable?.name ?? plan.catalogModel ?? settings.model;
 }

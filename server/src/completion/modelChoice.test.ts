@@ -3,10 +3,11 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../../shared/settings.js';
 import { DEFAULT_MODEL_NAME, MODEL_CATALOG } from '../modelStore/catalog.js';
 import { controlPackManifest } from '../modelStore/controlPack.js';
+import { machineKey, saveSpeedMeasurement } from '../modelStore/machineSpeed.js';
 import { writeVerifiedMark } from '../modelStore/sidecar.js';
 import { planModel } from './modelChoice.js';
 
@@ -113,4 +114,41 @@ test('nothing pulled and nothing bundled: no candidates, and the notice does not
   expect(plan.candidates).toEqual([]);
   expect(plan.notice).toMatch(/not downloaded yet/);
   expect(plan.notice).not.toMatch(/bundled/);
+});
+
+describe('model auto', () => {
+  const largeEntry = MODEL_CATALOG.find((entry) => entry.name === 'qwen2.5-coder-1.5b')!;
+  const picks = (model: string, unmeasured = false) => () => ({ model, reason: `${model}: measured here`, predictions: [], unmeasured });
+
+  test('plans the model auto picks, and says why', async () => {
+    await pretendPulled();
+    const plan = planModel(settings({ model: 'auto' }), { ...inputs(), autoChoice: picks(DEFAULT_MODEL_NAME) });
+    expect(plan.candidates[0]).toMatchObject({ label: DEFAULT_MODEL_NAME, isFallback: false });
+    expect(plan).toMatchObject({ catalogModel: DEFAULT_MODEL_NAME, chosenBy: `auto: ${DEFAULT_MODEL_NAME}: measured here` });
+    expect(plan.notice).toBeUndefined();
+  });
+
+  test('a larger pick not pulled yet: the smaller pulled model stands in and the pick is offered', async () => {
+    await pretendPulled();
+    const plan = planModel(settings({ model: 'auto' }), { ...inputs(), autoChoice: picks(largeEntry.name) });
+    expect(plan.candidates[0]).toMatchObject({ label: DEFAULT_MODEL_NAME, isFallback: false });
+    expect(plan.pullable).toEqual({ name: largeEntry.name, sizeBytes: largeEntry.sizeBytes, license: largeEntry.license });
+    expect(plan.notice).toMatch(/auto: qwen2\.5-coder-1\.5b: measured here\. It is not downloaded yet: .*pull qwen2\.5-coder-1\.5b.*; until then completions use qwen2\.5-coder-0\.5b\./);
+  });
+
+  test('nothing pulled and nothing measured: the bundled model, the smallest offered, the measurement owed', () => {
+    const plan = planModel(settings({ model: 'auto' }), { ...inputs(), autoChoice: picks(DEFAULT_MODEL_NAME, true) });
+    expect(plan.candidates.map((c) => c.isFallback)).toEqual([true]);
+    expect(plan).toMatchObject({ pullable: { name: DEFAULT_MODEL_NAME }, speedUnmeasured: true });
+  });
+
+  test('reads the measurements in the model cache: the threads setting picks which hold', async () => {
+    await pretendPulled();
+    saveSpeedMeasurement(cacheDir, {
+      model: DEFAULT_MODEL_NAME, machine: machineKey(), threads: 1, runtime: 'test', loadMs: 500, promptTokensPerSecond: 5_000, shortPromptTokensPerSecond: 2_500,
+      generatedTokensPerSecond: 500, loadAverage: 0, measuredAt: '2026-12-06T00:00:00.000Z',
+    });
+    expect(planModel(settings({ model: 'auto', threads: 1 }), inputs()).pullable?.name).toBe(largeEntry.name);
+    expect(planModel(settings({ model: 'auto', threads: 2 }), inputs())).toMatchObject({ speedUnmeasured: true, catalogModel: DEFAULT_MODEL_NAME });
+  });
 });

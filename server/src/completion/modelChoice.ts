@@ -1,7 +1,9 @@
 /**
  * Which model file to load, in order: the `modelPath` setting, `REPOSHAPLEY_MODEL`, else the
- * catalog model the `model` setting names (Qwen2.5-Coder 0.5B by default) from the per-user
- * cache, once `reposhapley model pull` has verified it. When that model is not there (not pulled,
+ * catalog model the `model` setting names from the per-user cache, once `reposhapley model pull`
+ * has verified it. The default, `auto`, names the largest catalog model this machine runs within
+ * the latency targets, by its measured speed (modelStore/autoModel.ts); while that one is not
+ * pulled, a smaller pulled one stands in and the pick is offered for download. When that model is not there (not pulled,
  * an interrupted pull, a file changed since it was verified, a name not in the catalog) or fails
  * to load, the small model bundled in `models/default/` stands in, and the user is told once
  * why and how to fix it. Cheap enough to run at every request: a stat and a tiny read.
@@ -10,9 +12,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { PullableModel } from '../../../shared/messages.js';
 import type { CompletionSettings, SettingsPatch } from '../../../shared/settings.js';
-import { resolveCatalogModel } from '../modelStore/catalog.js';
+import { AUTO_MODEL, chooseAutoModelHere, type AutoChoice } from '../modelStore/autoModel.js';
+import { MODEL_CATALOG, resolveCatalogModel } from '../modelStore/catalog.js';
+import { resolveThreads } from '../model/threads.js';
 import { packageRoot } from '../util/packageRoot.js';
-import { cachedDerivedModel, cachedModelPath, pullHint } from '../modelStore/cacheDir.js';
+import { cachedDerivedModel, cachedModelPath, pullHint, resolveCacheDir } from '../modelStore/cacheDir.js';
 import type { ControlPack } from '../modelStore/controlPack.js';
 
 /** One file to try, with what to call it in traces and the status bar. */
@@ -51,6 +55,12 @@ export interface ModelPlan {
   notice?: string;
   /** The catalog model asked for, when pulling it is the fix (not in the cache, or not verified). */
   pullable?: PullableModel;
+  /** The catalog model the plan is for: the `model` setting, or what `auto` picked. */
+  catalogModel?: string;
+  /** Why `auto` picked it ("qwen2.5-coder-0.5b: 480 prompt tok/s measured, ..."), for the log, status and trace. */
+  chosenBy?: string;
+  /** True when `auto` had no speed measured here yet (a pull through the server measures it). */
+  speedUnmeasured?: boolean;
 }
 
 /** The folder holding the bundled small model (works from src and from dist). */
@@ -70,6 +80,8 @@ export interface ModelPlanInputs {
   bundled?: () => string | undefined;
   /** The control pack manifest of a catalog model (default: read from the repository's models/control). */
   controlPack?: (name: string) => ControlPack | undefined;
+  /** What `auto` picks with the measurements in a cache folder at these threads (default: chooseAutoModelHere). */
+  autoChoice?: (cacheDir: string, threads: number) => AutoChoice;
 }
 
 /**
@@ -94,11 +106,10 @@ export function modelFileFromArgument(value: string): string {
   return cached.path;
 }
 
+type PlanSettings = Pick<CompletionSettings, 'modelPath' | 'model' | 'modelCacheDir'> & Partial<Pick<CompletionSettings, 'modelServer' | 'threads'>>;
+
 /** The files to try for these settings. */
-export function planModel(
-  settings: Pick<CompletionSettings, 'modelPath' | 'model' | 'modelCacheDir'> & Partial<Pick<CompletionSettings, 'modelServer'>>,
-  inputs: ModelPlanInputs = {},
-): ModelPlan {
+export function planModel(settings: PlanSettings, inputs: ModelPlanInputs = {}): ModelPlan {
   // A team's model server replaces every local file: no fallback answers in its place, so a
   // server that is down shows as such instead of as worse completions.
   if (settings.modelServer) return { candidates: [{ path: settings.modelServer, label: settings.modelServer, isFallback: false, remote: true }] };
@@ -116,6 +127,34 @@ export function planModel(
   // The environment variable is a shell user's: a relative path means the working directory.
   const fromEnv = env.REPOSHAPLEY_MODEL;
   if (fromEnv) return { candidates: [{ path: path.resolve(fromEnv), label: path.basename(fromEnv), isFallback: false }] };
+  if (settings.model === AUTO_MODEL) return planAutoModel(settings, inputs);
+  return planCatalogModel(settings, inputs, fallback);
+}
+
+/**
+ * `auto`: the plan for the model it picks here; while that one is not pulled, the largest smaller
+ * one that is stands in (better than the bundled fallback), and the pick is what a pull fetches.
+ */
+function planAutoModel(settings: PlanSettings, inputs: ModelPlanInputs): ModelPlan {
+  // The folder cachedModelPath reads: the setting, else the environment's cache.
+  const cacheDir = resolveCacheDir({ cacheDir: settings.modelCacheDir || undefined });
+  const choice = (inputs.autoChoice ?? chooseAutoModelHere)(cacheDir, resolveThreads(settings.threads ?? 0));
+  const chosenBy = `auto: ${choice.reason}`;
+  const auto = { chosenBy, ...(choice.unmeasured ? { speedUnmeasured: true } : {}) };
+  const picked = planModel({ ...settings, model: choice.model }, inputs);
+  if (picked.catalogModel === choice.model && !picked.pullable) return { ...picked, ...auto };
+  const chosenSize = MODEL_CATALOG.find((entry) => entry.name === choice.model)?.sizeBytes ?? 0;
+  const smaller = MODEL_CATALOG.filter((entry) => entry.sizeBytes < chosenSize).sort((a, b) => b.sizeBytes - a.sizeBytes);
+  for (const entry of smaller) {
+    const standIn = planModel({ ...settings, model: entry.name }, inputs);
+    if (standIn.pullable || standIn.candidates[0]?.isFallback !== false) continue;
+    const notice = `${chosenBy}. It is not downloaded yet: ${pullHint(choice.model)}; until then completions use ${entry.name}.`;
+    return { ...standIn, ...auto, notice, ...(picked.pullable ? { pullable: picked.pullable } : {}), catalogModel: entry.name };
+  }
+  return { ...picked, ...auto };
+}
+
+function planCatalogModel(settings: PlanSettings, inputs: ModelPlanInputs, fallback: ModelCandidate[]): ModelPlan {
   const cached = cachedModelPath(settings.model, settings.modelCacheDir || undefined);
   if (cached.kind === 'error') return { candidates: fallback, notice: withFallback(cached.message, fallback) };
   if (cached.verified) {
@@ -123,13 +162,16 @@ export function planModel(
       (fallback.length > 0 ? '; until then completions use the small bundled model.' : '.');
     const base: ModelCandidate = { path: cached.path, label: settings.model, isFallback: false, repair, hashPinned: true };
     const pulled = withControlTokens(settings, base, inputs);
-    return { ...pulled, candidates: [...pulled.candidates, ...fallback] };
+    return { ...pulled, candidates: [...pulled.candidates, ...fallback], catalogModel: settings.model };
   }
   const why = cached.exists
     ? `The model ${settings.model} at ${cached.path} is not verified (an interrupted pull, or the file changed since)`
     : `The model ${settings.model} is not downloaded yet`;
   const { name, sizeBytes, license } = cached.entry;
-  return { candidates: fallback, notice: withFallback(`${why}: ${pullHint(settings.model)}.`, fallback), pullable: { name, sizeBytes, license } };
+  return {
+    candidates: fallback, notice: withFallback(`${why}: ${pullHint(settings.model)}.`, fallback),
+    pullable: { name, sizeBytes, license }, catalogModel: settings.model,
+  };
 }
 
 /**

@@ -29,6 +29,8 @@ export type ModelState =
     notice?: string;
     /** The catalog model asked for, while pulling it is the fix. */
     pullable?: PullableModel;
+    /** Why `auto` picked this model (ModelPlan.chosenBy). */
+    chosenBy?: string;
   }
   | { kind: 'no-model'; message: string; pullable?: PullableModel };
 
@@ -66,6 +68,7 @@ interface LoadRequest {
   candidates: ModelCandidate[];
   notice?: string;
   pullable?: PullableModel;
+  chosenBy?: string;
   threads: number;
   adaptiveThreads: boolean;
   gpuLayers: LoadModelOptions['gpuLayers'];
@@ -294,9 +297,11 @@ export class ModelManager {
   private loaded(model: CompletionModel, candidate: ModelCandidate, request: LoadRequest, problems: readonly string[]): ModelState {
     const { info } = model;
     const layout = chooseLayout(info, request.layout);
+    const chosenBy = candidate.isFallback ? undefined : request.chosenBy;
     this.logger.info(
       `model ${candidate.label} (${info.path}) loaded ` +
-      `(${info.threads} threads, ${info.gpuLayers} GPU layers, control tokens: ${info.hasControlTokens}, layout ${layout.name})`,
+      `(${info.threads} threads, ${info.gpuLayers} GPU layers, control tokens: ${info.hasControlTokens}, layout ${layout.name})` +
+      (chosenBy ? `; ${chosenBy}` : ''),
     );
     this.live.add(model);
     // A server's model is named by the file it serves, and where.
@@ -304,6 +309,7 @@ export class ModelManager {
     const state: ModelState = { kind: 'ok', model, layout, label, isFallback: candidate.isFallback };
     if (problems.length > 0) state.notice = problems.join(' ');
     if (request.pullable) state.pullable = request.pullable;
+    if (chosenBy) state.chosenBy = chosenBy;
     return state;
   }
 

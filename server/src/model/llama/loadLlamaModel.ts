@@ -14,7 +14,8 @@ import {
 } from '../reposhapleyKeys.js';
 import { scanSpecialTokens } from './specialTokenIds.js';
 import { governThreads } from './threadGovernor.js';
-import { acquireRuntime, resolveThreads, type RuntimeLease } from './llamaRuntime.js';
+import { acquireRuntime, type RuntimeLease } from './llamaRuntime.js';
+import { resolveThreads } from '../threads.js';
 import { LlamaCompletionModel } from './llamaCompletionModel.js';
 
 /** Context size when the user sets none: the training context, at most this. */

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { expect, test } from 'vitest';
-import { defaultThreads, resolveThreads } from './llamaRuntime.js';
+import { defaultThreads, resolveThreads } from './threads.js';
 
 test.each([
   // [configured, cores, used]
