@@ -112,6 +112,11 @@ export interface CompletionTrace {
   prompt?: string;
   /** Whether the answer came from the completion cache. */
   cached: boolean;
+  /**
+   * True when the request waited for the model to load and was answered from the short prompt of
+   * `quickFirstAnswer` (the full one is read in the background for the next request).
+   */
+  quickFirstAnswer?: boolean;
   /** The model that answered: its catalog or file name, its prompt layout, and whether it is the bundled fallback. */
   model?: TraceModel;
 }

@@ -86,6 +86,12 @@ export interface CompletionSettings {
    */
   backgroundPrefill: boolean;
   /**
+   * The completion that waited for the model to load answers from a short prompt
+   * ({@link QUICK_FIRST_BUDGETS}), and the full prompt is read in the background after it, so the
+   * first ghost text after a start comes seconds sooner; off: the full prompt from the start.
+   */
+  quickFirstAnswer: boolean;
+  /**
    * Keep the cross-file candidates retrieved where the cursor came onto a line while the user
    * types on from there, so the prompt before the cursor line stays cached; off retrieves anew
    * at every keystroke.
@@ -182,6 +188,13 @@ export type SettingsSchema = { readonly [K in SettingKey]: SettingSpec<SettingVa
 /** t_c for a model that records none. */
 export const FALLBACK_NEED_THRESHOLD = 0.5;
 
+/**
+ * The budgets of a quick first answer (`quickFirstAnswer`): about 360 prompt tokens against the
+ * defaults' 832, so the first completion after the model loads reads a prompt in ~1.2 s instead
+ * of ~3.5 s on two cores (docs/benchmarks.md, "Cold start").
+ */
+export const QUICK_FIRST_BUDGETS: PromptBudgets = { prefixTokens: 192, suffixTokens: 32, chunkTokens: 128 };
+
 /** Largest prompt budget: budgets are shrunk to the model's context anyway; this one admits 32K-context models. */
 const MAX_BUDGET_TOKENS = 32_768;
 
@@ -249,6 +262,10 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   backgroundPrefill: {
     type: 'boolean', default: true,
     description: 'When the cursor comes to rest, evaluate the prompt there in the background, so the first keystroke finds it cached (costs CPU while idle).',
+  },
+  quickFirstAnswer: {
+    type: 'boolean', default: true,
+    description: 'The first completion after the model loads answers from a short prompt (fewer lines of the file, fewer cross-file chunks) and the full prompt is read in the background for the next one: the first ghost text after a start comes seconds sooner.',
   },
   keepCandidatesWhileTyping: {
     type: 'boolean', default: true,

@@ -96,6 +96,8 @@ export function positionProblem(text: string, location: CliLocation): string | u
 
 function settingsFrom(options: CompleteOptions): SettingsPatch {
   return {
+    // One answer and the process ends: no next request would find the full prompt read.
+    quickFirstAnswer: false,
     ...modelSettingsFromArgument(options.model),
     ...(options.modelServer ? { modelServer: options.modelServer } : {}),
     ...(options.policy ? { policy: options.policy } : {}),

@@ -29,6 +29,7 @@ export function formatTrace(trace: CompletionTrace): string[] {
     `outcome: ${trace.outcome}${trace.message ? ` (${trace.message})` : ''}${trace.cached ? ', cached' : ''}`,
     ...(trace.model ? [`model: ${trace.model.label}, layout ${trace.model.layout}${trace.model.fallback ? ' (FALLBACK: the model asked for is not available)' : ''}`] : []),
     ...(trace.model?.chosenBy ? [`  picked by ${trace.model.chosenBy}`] : []),
+    ...(trace.quickFirstAnswer ? ['quick first answer: the model had just loaded, so a short prompt answered (setting quickFirstAnswer)'] : []),
     `policy: ${trace.policy} -> ${trace.effectivePolicy}; decision: ${trace.decision}${need}`,
     `candidates: ${trace.candidates.length} retrieved, ${kept} kept`,
     ...trace.candidates.map(formatCandidate),

@@ -152,12 +152,14 @@ function printChoice(choice: AutoChoice, threads: number, deps: ModelDeps): void
 export interface ServedFile {
   path: string;
   adapterPath?: string;
+  hashPinned: boolean;
 }
 
+/** Both are verified against their pins, so they load as the server loads them (hashPinned: mapped, checked beside the load). */
 function servedFile(model: string, pulledPath: string, cacheDir: string): ServedFile {
   const derived = cachedDerivedModel(model, cacheDir);
-  if (!derived?.verified) return { path: pulledPath };
-  return { path: derived.path, ...(derived.adapterPath ? { adapterPath: derived.adapterPath } : {}) };
+  if (!derived?.verified) return { path: pulledPath, hashPinned: true };
+  return { path: derived.path, hashPinned: true, ...(derived.adapterPath ? { adapterPath: derived.adapterPath } : {}) };
 }
 
 async function measureWithLlama(file: ServedFile, threads: number): Promise<Omit<SpeedMeasurement, 'model' | 'machine' | 'measuredAt'>> {

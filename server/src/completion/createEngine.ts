@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { CompletionTrace, PullModelResult, TraceModel } from '../../../shared/messages.js';
-import type { CompletionSettings, SettingsPatch } from '../../../shared/settings.js';
+import { QUICK_FIRST_BUDGETS, type CompletionSettings, type PromptBudgets, type SettingsPatch } from '../../../shared/settings.js';
 import { DecisionCache } from '../control/decisionCache.js';
 import type { DocumentEdit } from '../indexing/textEdits.js';
 import { languageById } from '../languages/registry.js';
@@ -138,9 +138,12 @@ class RepoShapleyEngine implements CompletionEngine {
     const acquired = await this.models.acquire(signal);
     if (acquired.kind !== 'ok') return acquired;
     const waitedMs = performance.now() - asked;
+    // This request waited for the model to load (a cold start): a short prompt answers it now.
+    const quick = this.settings.quickFirstAnswer && acquired.state.loadedAt >= asked;
     try {
-      const outcome = await this.completeWithModel(request, document.text, acquired.state, signal, waitedMs);
+      const outcome = await this.completeWithModel(request, document.text, acquired.state, signal, waitedMs, quick);
       this.logCompletion(request, outcome, waitedMs, performance.now() - asked);
+      if (quick && outcome.kind === 'ok') this.readFullPromptAfter(request);
       return outcome;
     } catch (error) {
       // An abort mid-decision surfaces as the signal's reason: a cancellation, not a failure.
@@ -209,14 +212,32 @@ class RepoShapleyEngine implements CompletionEngine {
     }
   }
 
+  /**
+   * After a quick first answer, the full prompt at the same place is read in the background (the
+   * prefill's path, which the next request stops), so the next keystroke there finds it cached.
+   */
+  private readFullPromptAfter(request: CompletionRequest): void {
+    this.prefilling?.abort();
+    const controller = new AbortController();
+    this.prefilling = controller;
+    void this.prefillNow({ uri: request.uri, line: request.line, character: request.character }, controller.signal)
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) this.logger.debug(`reading the full prompt after the first answer failed: ${String(error)}`);
+      })
+      .finally(() => {
+        if (this.prefilling === controller) this.prefilling = undefined;
+      });
+  }
+
   private async completeWithModel(
-    request: CompletionRequest, text: string, loaded: LoadedModel, signal: AbortSignal, waitMs: number,
+    request: CompletionRequest, text: string, loaded: LoadedModel, signal: AbortSignal, waitMs: number, quick: boolean,
   ): Promise<CompletionOutcome> {
-    const output = await this.runPipelineAt(request, text, loaded, signal);
+    const output = await this.runPipelineAt(request, text, loaded, signal, quick ? { budgets: QUICK_FIRST_BUDGETS } : {});
     if (output.trace.outcome === 'cancelled') return { kind: 'cancelled' };
     const traceId = randomUUID();
     const traced: TraceModel = { label: loaded.label, layout: loaded.layout.name, fallback: loaded.isFallback, ...(loaded.chosenBy ? { chosenBy: loaded.chosenBy } : {}) };
-    this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced, timings: { waitMs, ...output.trace.timings } });
+    const quickNote = quick ? { quickFirstAnswer: true } : {};
+    this.traces.set(traceId, { ...output.trace, traceId, cached: false, model: traced, timings: { waitMs, ...output.trace.timings }, ...quickNote });
     this.latestTraceId = traceId;
     const { totalMs, sharedWaitMs } = output.trace.timings;
     return { kind: 'ok', text: output.text, traceId, cached: false, latencyMs: totalMs, ...(sharedWaitMs ? { sharedWaitMs } : {}) };
@@ -243,25 +264,26 @@ class RepoShapleyEngine implements CompletionEngine {
   }
 
   private async runPipelineAt(
-    request: CompletionRequest, text: string, loaded: LoadedModel, signal: AbortSignal, options: { prefillOnly?: boolean } = {},
+    request: CompletionRequest, text: string, loaded: LoadedModel, signal: AbortSignal, options: { prefillOnly?: boolean; budgets?: PromptBudgets } = {},
   ): Promise<PipelineOutput> {
     const { model, layout } = loaded;
     const absPath = uriToPath(request.uri);
     await this.workspace.settleFor(absPath);
     const languageId = this.documents.get(request.uri)?.languageId;
+    const settings = options.budgets ? { ...this.settings, budgets: options.budgets } : this.settings;
     return runPipeline({
       uri: request.uri, text, relPath: this.workspace.relPathOf(absPath), repoName: this.workspace.repoNameOf(absPath), layout,
       language: languageId === undefined ? undefined : languageById(languageId),
       position: { line: request.line, character: request.character }, mode: request.mode,
-      settings: this.settings, model, session: await this.models.sessionFor(model), tokenizer: this.models.tokenizerFor(model),
+      settings, model, session: await this.models.sessionFor(model), tokenizer: this.models.tokenizerFor(model),
       // Other budgets, another layout or other retrieval settings give another prompt: what was kept under them does not carry over.
-      decisions: this.decisions.scope(request.uri, request.line, this.lineScopeKey(model.info.path, layout.name), this.settings.keepCandidatesNearLines),
+      decisions: this.decisions.scope(request.uri, request.line, this.lineScopeKey(model.info.path, layout.name, settings.budgets), settings.keepCandidatesNearLines),
       prefillOnly: options.prefillOnly,
     }, { index: this.workspace.index, retriever: this.workspace.retriever, logger: this.logger }, signal);
   }
 
-  private lineScopeKey(modelPath: string, layoutName: string): string {
-    const { budgets, topK, windowLines } = this.settings;
+  private lineScopeKey(modelPath: string, layoutName: string, budgets: PromptBudgets): string {
+    const { topK, windowLines } = this.settings;
     return `${modelPath}|${layoutName}|${JSON.stringify(budgets)}|${topK}|${windowLines}`;
   }
 }

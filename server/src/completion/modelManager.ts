@@ -31,6 +31,8 @@ export type ModelState =
     pullable?: PullableModel;
     /** Why `auto` picked this model (ModelPlan.chosenBy). */
     chosenBy?: string;
+    /** When it finished loading (performance.now()): a request made before waited for the load. */
+    loadedAt: number;
   }
   | { kind: 'no-model'; message: string; pullable?: PullableModel };
 
@@ -306,7 +308,7 @@ export class ModelManager {
     this.live.add(model);
     // A server's model is named by the file it serves, and where.
     const label = candidate.remote ? `${info.name ?? 'model'} at ${candidate.path}` : candidate.label;
-    const state: ModelState = { kind: 'ok', model, layout, label, isFallback: candidate.isFallback };
+    const state: ModelState = { kind: 'ok', model, layout, label, isFallback: candidate.isFallback, loadedAt: performance.now() };
     if (problems.length > 0) state.notice = problems.join(' ');
     if (request.pullable) state.pullable = request.pullable;
     if (chosenBy) state.chosenBy = chosenBy;

@@ -43,7 +43,7 @@ describe('auto picks by measured speed', () => {
 
   test("a model measured itself is judged by its own speed, not the smaller one's scaled", () => {
     // The scaled guess says the larger fits; its own measurement says it does not.
-    const choice = chooseAutoModel([measured(SMALL, 3_000, 200, 500), measured(LARGE, 200, 20, 1_500)]);
+    const choice = chooseAutoModel([measured(SMALL, 3_000, 200, 500), measured(LARGE, 100, 8, 3_000)]);
     expect(choice.model).toBe(SMALL);
     expect(choice.predictions.find((p) => p.model === LARGE)?.basis).toBe('measured');
   });
@@ -58,7 +58,7 @@ describe('auto picks by measured speed', () => {
     const small = MODEL_CATALOG.find((entry) => entry.name === SMALL)!;
     const p = predict(small, [measured(SMALL, 320, 32, 1_000)])!;
     expect(p.keystrokeMs).toBeCloseTo((32 / 160) * 1000 + (10 / 32) * 1000);
-    expect(p.coldStartMs).toBeCloseTo(1_000 + 2_500 + (832 / 320) * 1000 + (8 / 32) * 1000);
+    expect(p.coldStartMs).toBeCloseTo(1_000 + 100 + (352 / 320) * 1000 + (8 / 32) * 1000);
     expect(p.meetsTargets).toBe(p.keystrokeMs <= LATENCY_TARGETS.keystrokeMs && p.coldStartMs <= LATENCY_TARGETS.coldStartMs);
   });
 });

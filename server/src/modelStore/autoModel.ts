@@ -4,6 +4,7 @@
  * never from a guess by core count. A model measured here is judged by its own speeds; one not
  * measured yet by the measured one's speeds scaled by the catalog's cost ratios.
  */
+import { QUICK_FIRST_BUDGETS } from '../../../shared/settings.js';
 import { MODEL_CATALOG, type CatalogEntry } from './catalog.js';
 import { measurementsFor, readSpeedMeasurements, type SpeedMeasurement } from './machineSpeed.js';
 
@@ -13,18 +14,21 @@ export const AUTO_MODEL = 'auto';
 /** The latency a user should get (issue 48): keystroke to ghost text at p95, and spawn to first answer. */
 export const LATENCY_TARGETS = { keystrokeMs: 1_000, coldStartMs: 5_000 } as const;
 
+/** Prompt tokens of a quick first answer at most: the cold start reads no more. */
+const QUICK_FIRST_TOKENS = QUICK_FIRST_BUDGETS.prefixTokens + QUICK_FIRST_BUDGETS.suffixTokens + QUICK_FIRST_BUDGETS.chunkTokens;
+
 /**
  * The work behind those latencies. While typing, most keystrokes are answered from the cache; the
  * slow ones (the p95) are model requests that read what changed past the cached prompt and
- * generate the rest of a line. A cold start loads the model and reads a whole prompt (the default
- * budgets fill 832 tokens on a real repository), after the server's and the model host's start.
+ * generate the rest of a line. A cold start loads the model and answers from the short prompt of
+ * a quick first answer (`quickFirstAnswer`), the server's own start overlapping the load.
  * Fitted on a 2-core AMX Xeon, 2026-12-06 (docs/benchmarks.md, "Which model `auto` picks"): the
  * typing replay's keystroke p95 of both catalog models (466 and 1,160 ms) gives the two typing
- * figures, the 0.5B's cold start on `rich` (9.3 s) the overhead.
+ * figures, the 0.5B's cold start on `rich` (3.9 s) the overhead.
  */
 export const REFERENCE_WORK = {
   typing: { promptTokens: 32, generatedTokens: 10 },
-  coldStart: { promptTokens: 832, generatedTokens: 8, overheadMs: 2_500 },
+  coldStart: { promptTokens: QUICK_FIRST_TOKENS, generatedTokens: 8, overheadMs: 100 },
 } as const;
 
 /** The time one model is expected to take here. */

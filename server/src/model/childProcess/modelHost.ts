@@ -345,6 +345,9 @@ function listen(attempt = 1): void {
     // No server connects within the idle time: nothing wanted this host after all.
     idleDeadline = Date.now() + Math.max(idleMs, 10_000);
     if (clients.size === 0) armIdleTimer(idleDeadline - Date.now());
+    // A load request comes next: the llama.cpp runtime (~1 s to import and start) is begun now,
+    // while the server connects and greets.
+    void import('../llama/llamaRuntime.js').then(({ prepareRuntime }) => prepareRuntime()).catch(() => undefined);
   };
   const onError = (error: NodeJS.ErrnoException): void => {
     server.off('listening', onListening);

@@ -52,6 +52,7 @@ export class LlamaCompletionModel implements CompletionModel {
    */
   async createSession(): Promise<ModelSession> {
     if (this.disposed) throw new Error('createSession() on a disposed model');
+    const started = performance.now();
     const context = await this.model.createContext({
       contextSize: this.settings.contextSize,
       sequences: 1,
@@ -70,7 +71,7 @@ export class LlamaCompletionModel implements CompletionModel {
       context, sequence, limit, this.info.vocabularySize, this.sessionHooks(), () => this.sessions.delete(session),
     );
     this.sessions.add(session);
-    this.logger.debug(`model session created (context ${limit}, threads ${context.currentThreads})`);
+    this.logger.debug(`model session created in ${Math.round(performance.now() - started)} ms (context ${limit}, threads ${context.currentThreads})`);
     return session;
   }
 

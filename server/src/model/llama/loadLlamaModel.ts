@@ -22,10 +22,13 @@ import { LlamaCompletionModel } from './llamaCompletionModel.js';
 export const DEFAULT_MAX_CONTEXT = 4096;
 
 /**
- * Models up to this size are read into memory instead of memory-mapped: a mapped file that is
- * truncated or overwritten in place while the server runs (`cp new.gguf model.gguf`) kills the
- * process with SIGBUS. Larger models are mapped (loading them into RAM would cost too much);
- * replace those by writing a new file and renaming it over the old one.
+ * Models up to this size are read into memory instead of memory-mapped, unless hash-pinned: a
+ * mapped file that is truncated or overwritten in place while it is loaded (`cp new.gguf
+ * model.gguf`) kills the model host with SIGBUS. Larger models are mapped (loading them into RAM
+ * would cost too much); replace those by writing a new file and renaming it over the old one.
+ * A hash-pinned file (a pulled catalog model or its derived file, which `model pull` writes
+ * elsewhere and renames into place) is mapped at any size: 0.3–0.6 s off a cold start of the 0.5B
+ * (docs/benchmarks.md, "Cold start").
  */
 const MMAP_ABOVE_BYTES = 1024 ** 3;
 
@@ -37,10 +40,15 @@ const SETTING_HINT = 'Set reposhapley.modelPath to a GGUF model file, or leave i
  * llama.cpp (no binary, out of memory, unsupported architecture) is `error`.
  */
 export async function loadLlamaModel(options: LoadModelOptions, logger: Logger): Promise<LoadModelResult> {
-  const checked = await validateModelFile(options.path);
-  if (checked.kind !== 'ok') return checked;
-  const adapterProblem = options.adapterPath ? await adapterFileProblem(options.adapterPath, checked.header) : undefined;
-  if (adapterProblem) return { kind: 'invalid', message: adapterProblem };
+  const started = performance.now();
+  // A hash-pinned file is one llama.cpp loads (CI loads the pins): its checks, which parse the whole
+  // vocabulary in JS (~0.5 s for Qwen's), run beside the load instead of before it.
+  const checks = checkFiles(options);
+  checks.catch(() => undefined); // awaited below; a load that fails first must not leave it unhandled
+  if (!options.hashPinned) {
+    const checked = await checks;
+    if (checked.kind !== 'ok') return checked;
+  }
   const threads = resolveThreads(options.threads);
   if (threads < options.threads) {
     logger.warn(`threads ${options.threads} asked for, ${threads} used: this machine has ${threads} cores, ` +
@@ -49,9 +57,20 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger):
   let lease: RuntimeLease | undefined;
   const llamaErrors = recentLlamaErrors(logger);
   try {
+    const checkedAt = performance.now();
     lease = await acquireRuntime(llamaErrors.logger);
-    const useMmap = statSync(options.path).size > MMAP_ABOVE_BYTES;
+    const runtimeAt = performance.now();
+    const useMmap = options.hashPinned === true || statSync(options.path).size > MMAP_ABOVE_BYTES;
     const model = await lease.llama.loadModel({ modelPath: options.path, gpuLayers: options.gpuLayers, useMmap });
+    const checked = await checks;
+    if (checked.kind !== 'ok') {
+      await model.dispose();
+      lease.release();
+      return checked;
+    }
+    // Where a cold start's load goes (docs/benchmarks.md, "Cold start").
+    logger.debug(`load: file checks ${options.hashPinned ? 'beside the load' : `${Math.round(checkedAt - started)} ms`}, ` +
+      `llama.cpp runtime ${Math.round(runtimeAt - checkedAt)} ms, weights ${Math.round(performance.now() - runtimeAt)} ms (${useMmap ? 'mapped' : 'read'})`);
     const contextSize = options.contextSize && options.contextSize > 0
       ? Math.floor(options.contextSize)
       : Math.min(model.trainContextSize || DEFAULT_MAX_CONTEXT, DEFAULT_MAX_CONTEXT, options.contextNeeded || Infinity);
@@ -74,6 +93,14 @@ export async function loadLlamaModel(options: LoadModelOptions, logger: Logger):
     const why = llamaErrors.lines.length > 0 ? ` (llama.cpp: ${llamaErrors.lines.join('; ')})` : '';
     return { kind: 'error', message: `Could not load model ${options.path}: ${(error as Error).message}${why}` };
   }
+}
+
+/** The model file's checks, then the adapter's against it: the header on success, else why not. */
+async function checkFiles(options: LoadModelOptions): Promise<ValidatedFile> {
+  const checked = await validateModelFile(options.path);
+  if (checked.kind !== 'ok') return checked;
+  const adapterProblem = options.adapterPath ? await adapterFileProblem(options.adapterPath, checked.header) : undefined;
+  return adapterProblem ? { kind: 'invalid', message: adapterProblem } : checked;
 }
 
 /** How long a failed load waits for llama.cpp's last log lines. */

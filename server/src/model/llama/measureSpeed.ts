@@ -18,6 +18,8 @@ export interface MeasureOptions {
   threads: number;
   /** The LoRA adapter the server loads with the file (its control pack's), which costs time too. */
   adapterPath?: string;
+  /** The file hashed to its pin: loaded as the server loads such a file (mapped, checked beside the load). */
+  hashPinned?: boolean;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function measureModelSpeed(options: MeasureOptions, logger: Logger)
   const started = performance.now();
   const { longPromptTokens, shortPromptTokens, generatedTokens } = MEASURED_WORK;
   const contextNeeded = longPromptTokens + generatedTokens + 64;
-  const adapter = options.adapterPath ? { adapterPath: options.adapterPath } : {};
+  const adapter = { ...(options.adapterPath ? { adapterPath: options.adapterPath } : {}), ...(options.hashPinned ? { hashPinned: true } : {}) };
   const loaded = await loadLlamaModel({ path: options.path, threads: options.threads, gpuLayers: 'auto', contextNeeded, ...adapter }, logger);
   if (loaded.kind !== 'ok') throw new Error(loaded.message);
   const { model } = loaded;
