@@ -39,9 +39,10 @@ afterAll(async () => {
   await Promise.all(engines.map((engine) => engine.dispose()));
 });
 
+/** The tests here compare whole prompts: the first answer's short one has its own test (quickFirstAnswer.test.ts). */
 async function engineWith(settings: SettingsPatch): Promise<{ engine: CompletionEngine; logger: ReturnType<typeof createMemoryLogger>; notices: UserNotice[] }> {
   const logger = createMemoryLogger();
-  const engine = await createCompletionEngine({ logger, settings: { threads: 1, maxTokens: 8, ...settings } });
+  const engine = await createCompletionEngine({ logger, settings: { threads: 1, maxTokens: 8, quickFirstAnswer: false, ...settings } });
   engines.push(engine);
   const notices: UserNotice[] = [];
   engine.onNotice((notice) => notices.push(notice));
@@ -339,7 +340,7 @@ describe('documents in other languages', () => {
   const AFTER_STORE = { line: 9, character: '\ts := store.'.length };
 
   async function goEngine(settings: SettingsPatch): Promise<CompletionEngine> {
-    const engine = await createCompletionEngine({ logger: createMemoryLogger(), settings: { threads: 1, maxTokens: 8, modelPath: controlModel, ...settings } });
+    const engine = await createCompletionEngine({ logger: createMemoryLogger(), settings: { threads: 1, maxTokens: 8, modelPath: controlModel, quickFirstAnswer: false, ...settings } });
     engines.push(engine);
     await engine.indexWorkspace([POLYGLOT], () => {});
     return engine;

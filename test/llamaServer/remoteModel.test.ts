@@ -206,7 +206,7 @@ describe.skipIf(!binary)('llama-server adapter', () => {
 
     async function engineWith(settings: Parameters<typeof createCompletionEngine>[0]['settings']) {
       const notices: UserNotice[] = [];
-      const engine = createCompletionEngine({ logger: createMemoryLogger(), settings: { threads: 1, maxTokens: 16, ...settings } });
+      const engine = createCompletionEngine({ logger: createMemoryLogger(), settings: { threads: 1, maxTokens: 16, quickFirstAnswer: false, ...settings } });
       engines.push(engine);
       engine.onNotice((notice) => notices.push(notice));
       await engine.indexWorkspace([ROOT], () => {});

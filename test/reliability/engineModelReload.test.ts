@@ -75,7 +75,7 @@ function recordingLoader(events: string[], gate: GenerationGate): ModelLoader {
 
 async function startEngine(settings: SettingsPatch, modelLoader?: ModelLoader) {
   const logger = createMemoryLogger();
-  const engine = createCompletionEngine({ logger, modelLoader, settings: { policy: 'none', threads: 1, maxTokens: 8, ...settings } });
+  const engine = createCompletionEngine({ logger, modelLoader, settings: { policy: 'none', threads: 1, maxTokens: 8, quickFirstAnswer: false, ...settings } });
   engines.push(engine);
   const notices: UserNotice[] = [];
   engine.onNotice((notice) => notices.push(notice));
