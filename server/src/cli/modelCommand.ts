@@ -155,7 +155,7 @@ export interface ServedFile {
   hashPinned: boolean;
 }
 
-/** Both are verified against their pins, so they load as the server loads them (hashPinned: mapped, checked beside the load). */
+/** Both are verified against their pins, so they load as the server loads them (hashPinned: checked beside the load). */
 function servedFile(model: string, pulledPath: string, cacheDir: string): ServedFile {
   const derived = cachedDerivedModel(model, cacheDir);
   if (!derived?.verified) return { path: pulledPath, hashPinned: true };

@@ -19,8 +19,10 @@ import type { DocumentChange } from './textEdits.js';
 /** What the overlay needs from its owner. */
 export interface BufferOverlayDeps {
   store: IndexStore;
-  /** Undefined while the grammar is still loading: buffers are held until then. */
+  /** Undefined while the tree-sitter runtime is still starting: buffers are held until then. */
   parsers(): ParserSet | undefined;
+  /** Load the grammar of a document's language, then index the held buffers again. */
+  loadGrammarFor(relPath: string): void;
   roots(): readonly WorkspaceRoot[];
   limits: ContentLimits;
   chunkOptions: ChunkOptions;
@@ -129,8 +131,12 @@ export class BufferOverlay {
     }
     const parsers = this.deps.parsers();
     if (!parsers) return { kind: 'pending' };
-    // Placement admitted only a file of a registered language, so it has a parser.
-    const parser = parsers.forPath(location.relPath)!;
+    // Placement admitted only a file of a registered language; its grammar may not be loaded yet.
+    const parser = parsers.forPath(location.relPath);
+    if (!parser) {
+      this.deps.loadGrammarFor(location.relPath);
+      return { kind: 'pending' };
+    }
     const tree = this.documents.reparse(doc, parser);
     const index = buildFileIndex(
       { ...location, text: doc.text, lines: doc.lines, version: store.nextFileVersion(location.relPath), fromBuffer: true },

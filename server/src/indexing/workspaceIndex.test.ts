@@ -90,8 +90,12 @@ describe('an open buffer replaces its disk content', () => {
   test('closing a buffer whose file is not on disk drops it', async () => {
     await index.indexRoots([root]);
     const unsaved = path.join(root, 'new_module.py');
-    expect(index.openDocument(unsaved, 'def fresh():\n    pass\n')).toEqual({ kind: 'indexed', relPath: 'new_module.py' });
+    // The workspace has no Python file, so the first one's grammar loads now; the buffer waits for it.
+    const indexed = new Promise<void>((resolve) => index.onDidChange(() => index.definitionsNamed('fresh').length > 0 && resolve()));
+    expect(index.openDocument(unsaved, 'def fresh():\n    pass\n')).toEqual({ kind: 'pending' });
+    await indexed;
     expect(index.definitionsNamed('fresh')).toHaveLength(1);
+    expect(index.openDocument(path.join(root, 'second.py'), 'x = 1\n')).toEqual({ kind: 'indexed', relPath: 'second.py' });
     expect(await index.closeDocument(unsaved)).toMatchObject({ kind: 'skipped', reason: 'unreadable' });
     expect(index.file('new_module.py')).toBeUndefined();
     expect(index.definitionsNamed('fresh')).toEqual([]);

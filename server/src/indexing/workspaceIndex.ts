@@ -52,6 +52,8 @@ export class WorkspaceIndex implements IndexView {
   private readonly parserReady: Promise<ParserSet | undefined>;
   private parsers?: ParserSet;
   private parserError?: Error;
+  /** The last grammar that could not load, said once. */
+  private lastGrammarError?: string;
   private nextTicket = 0;
   private roots: WorkspaceRoot[] = [];
   private generation = 0;
@@ -72,6 +74,10 @@ export class WorkspaceIndex implements IndexView {
     this.store = new IndexStore(this.logger);
     this.buffers = new BufferOverlay({
       store: this.store, parsers: () => this.parsers, roots: () => this.roots,
+      // A document of a language the workspace had no file of: held until its grammar loads.
+      loadGrammarFor: (relPath) => void this.loadGrammarsFor([relPath]).then(() => {
+        if (this.parsers?.forPath(relPath)) this.buffers.indexAll();
+      }),
       limits: this.limits, chunkOptions: this.chunkOptions, reportSkip: (skip) => this.reportSkip(skip),
     });
     this.parsers = options.parsers;
@@ -145,6 +151,7 @@ export class WorkspaceIndex implements IndexView {
       else skipped.push(event.skip);
       if (candidates.length >= this.bound.maxFiles) break; // the walk of a huge tree stops here too
     }
+    await this.loadGrammarsFor(candidates.map((candidate) => candidate.relPath));
     const pass = await this.indexCandidates(candidates, skipped, discovery, cancelled, options.onProgress);
     const bound = this.boundHit(candidates.length, pass);
     if (bound?.by === 'bytes') candidates = candidates.slice(0, pass.processed);
@@ -167,6 +174,7 @@ export class WorkspaceIndex implements IndexView {
     const ticket = this.takeTicket(abs);
     if (!(await this.parserReady) || this.disposed) return { kind: 'unavailable', detail: this.parserError?.message ?? 'disposed' };
     const result = await discoverSingleFile(abs, this.roots, this.discoveryOptions());
+    if (result.kind === 'file') await this.loadGrammarsFor([result.file.relPath]);
     if (this.tickets.get(abs) !== ticket) return { kind: 'superseded' };
     this.tickets.delete(abs);
     this.settledDuringPass.add(abs);
@@ -310,8 +318,23 @@ export class WorkspaceIndex implements IndexView {
     return true;
   }
 
+  /**
+   * Loads the grammars these files need (the first file of a language loads its grammar). One
+   * that cannot load is logged, and its language's files are not indexed.
+   */
+  private async loadGrammarsFor(relPaths: readonly string[]): Promise<void> {
+    try {
+      await this.parsers?.load(relPaths);
+    } catch (error) {
+      const why = error instanceof Error ? `${error.message}: ${String(error.cause ?? '')}` : String(error);
+      if (why !== this.lastGrammarError) this.logger.error(why);
+      this.lastGrammarError = why;
+    }
+  }
+
+  /** The tree-sitter runtime at once; each grammar when the first file of its language comes (loadGrammarsFor). */
   private loadParsers(): Promise<ParserSet | undefined> {
-    return createParserSet().then(
+    return createParserSet([]).then(
       (parsers) => {
         if (this.disposed) {
           parsers.dispose();

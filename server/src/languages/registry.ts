@@ -5,7 +5,7 @@
  */
 import { languageOfEditorId as editorLanguageOf, languageOfFileName, type LanguageId } from '../../../shared/languages.js';
 import type { CodeLanguage } from './language.js';
-import { createParser, type Grammar, type SyntaxParser } from './syntaxTree.js';
+import { createParser, initSyntaxRuntime, type Grammar, type SyntaxParser } from './syntaxTree.js';
 import go from './go/go.js';
 import javascript from './javascript/javascript.js';
 import typescript from './javascript/typescript.js';
@@ -57,35 +57,80 @@ export function createParserForPath(relPath: string): Promise<SyntaxParser> {
   return createParser(language.grammarOf(relPath));
 }
 
-/** A parser for every registered grammar, chosen by file name. */
+/** Parsers chosen by file name, one per grammar, each loaded when a file of its language comes. */
 export interface ParserSet {
-  /** The parser of the file's language; undefined when no language owns the file. */
+  /** The parser of the file's language; undefined when no language owns the file or its grammar is not loaded. */
   forPath(relOrAbsPath: string): SyntaxParser | undefined;
+  /**
+   * Loads the grammars of these files' languages not loaded yet (in parallel, ~65 ms and 1–4 MB
+   * each, once per process). Rejects when one cannot load; the others stay usable.
+   */
+  load(relOrAbsPaths: Iterable<string>): Promise<void>;
   dispose(): void;
 }
 
-/**
- * Loads every registered language's grammars (in parallel, ~65 ms each, once per process) and
- * makes one parser of each.
- */
-export async function createParserSet(): Promise<ParserSet> {
+/** Every registered grammar, by its key. */
+function allGrammars(): Map<string, Grammar> {
   const grammars = new Map<string, Grammar>();
   for (const language of LANGUAGES) {
     for (const ext of language.extensions) {
       const grammar = language.grammarOf(`file${ext}`);
-      grammars.set(`${grammar.package}/${grammar.wasm}`, grammar);
+      grammars.set(grammarKey(grammar), grammar);
     }
   }
-  const parsers = new Map<string, SyntaxParser>();
-  await Promise.all([...grammars].map(async ([key, grammar]) => parsers.set(key, await createParser(grammar))));
-  return {
+  return grammars;
+}
+
+function grammarKey(grammar: Grammar): string {
+  return `${grammar.package}/${grammar.wasm}`;
+}
+
+/**
+ * A parser set with the grammars of `relOrAbsPaths` loaded, or of every registered language when
+ * none are given. A workspace loads only the grammars its files need: a Python project never
+ * holds the TypeScript grammar's 1.4 MB of WASM and what parsing with it grows.
+ */
+export async function createParserSet(relOrAbsPaths?: Iterable<string>): Promise<ParserSet> {
+  const parsers = new Map<string, Promise<SyntaxParser>>();
+  const loaded = new Map<string, SyntaxParser>();
+  let disposed = false;
+  const loadGrammar = (key: string, grammar: Grammar): Promise<SyntaxParser> => {
+    let parser = parsers.get(key);
+    if (!parser) {
+      parser = createParser(grammar).then((made) => {
+        if (disposed) made.dispose();
+        else loaded.set(key, made);
+        return made;
+      });
+      // A grammar that failed is tried again by the next load that needs it.
+      parser.catch(() => parsers.delete(key));
+      parsers.set(key, parser);
+    }
+    return parser;
+  };
+  const set: ParserSet = {
     forPath(relOrAbsPath) {
       const grammar = languageOfPath(relOrAbsPath)?.grammarOf(relOrAbsPath);
-      return grammar && parsers.get(`${grammar.package}/${grammar.wasm}`);
+      return grammar && loaded.get(grammarKey(grammar));
+    },
+    async load(paths) {
+      const needed = new Map<string, Grammar>();
+      for (const file of paths) {
+        const grammar = languageOfPath(file)?.grammarOf(file);
+        if (grammar && !loaded.has(grammarKey(grammar))) needed.set(grammarKey(grammar), grammar);
+      }
+      await Promise.all([...needed].map(([key, grammar]) => loadGrammar(key, grammar)));
     },
     dispose() {
-      for (const parser of parsers.values()) parser.dispose();
+      disposed = true;
+      for (const parser of loaded.values()) parser.dispose();
+      loaded.clear();
       parsers.clear();
     },
   };
+  // A broken install fails here, at start, whatever grammars the workspace turns out to need.
+  await initSyntaxRuntime();
+  if (relOrAbsPaths) await set.load(relOrAbsPaths);
+  else await Promise.all([...allGrammars()].map(([key, grammar]) => loadGrammar(key, grammar)));
+  return set;
 }

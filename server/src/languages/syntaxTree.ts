@@ -31,16 +31,21 @@ export interface SyntaxParser {
 let runtime: Promise<void> | undefined;
 const languages = new Map<string, Promise<Language>>();
 
+/** Initialises tree-sitter's WASM runtime (once per process); rejects when the install lacks it. */
+export function initSyntaxRuntime(): Promise<void> {
+  runtime ??= Parser.init().catch((error: unknown) => {
+    runtime = undefined;
+    throw new Error('Could not start tree-sitter (web-tree-sitter): is the install complete? npm ci installs it', { cause: error });
+  });
+  return runtime;
+}
+
 /** Initialise the WASM runtime once and load each grammar once per process. */
 function loadLanguage(grammar: Grammar): Promise<Language> {
   const key = `${grammar.package}/${grammar.wasm}`;
   let loading = languages.get(key);
   if (!loading) {
-    runtime ??= Parser.init().catch((error: unknown) => {
-      runtime = undefined;
-      throw error;
-    });
-    loading = runtime.then(() => Language.load(createRequire(import.meta.url).resolve(key))).catch((error: unknown) => {
+    loading = initSyntaxRuntime().then(() => Language.load(createRequire(import.meta.url).resolve(key))).catch((error: unknown) => {
       languages.delete(key); // Let a later call retry instead of caching the failure.
       throw new Error(`Could not load the tree-sitter grammar ${key} (is ${grammar.package} installed? npm ci installs it)`, { cause: error });
     });

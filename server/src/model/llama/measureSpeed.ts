@@ -18,7 +18,7 @@ export interface MeasureOptions {
   threads: number;
   /** The LoRA adapter the server loads with the file (its control pack's), which costs time too. */
   adapterPath?: string;
-  /** The file hashed to its pin: loaded as the server loads such a file (mapped, checked beside the load). */
+  /** The file hashed to its pin: loaded as the server loads such a file (checked beside the load). */
   hashPinned?: boolean;
 }
 
