@@ -102,7 +102,7 @@ model.command('speed')
   .action(async (names: string[], options: ModelOptions) => exitWith(await runModelSpeed(names, options, { output: processOutput, progress: createTransferProgress() })));
 
 model.command('list')
-  .description('list the catalog: name, size, licence, whether cached (* marks the default)')
+  .description('list the catalog: name, size, licence, whether cached (* marks what model auto picks here)')
   .option('--cache-dir <dir>', 'cache directory')
   .action((options: ModelOptions) => exitWith(runModelList(options, { output: processOutput })));
 

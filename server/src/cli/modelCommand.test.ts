@@ -104,7 +104,7 @@ describe('reposhapley model speed', () => {
 });
 
 describe('reposhapley model list / path', () => {
-  test('list marks the default and says which models are cached', async () => {
+  test('list marks what auto picks (the smallest, before any measurement) and says which models are cached', async () => {
     const cacheDir = mkdtempSync(path.join(tmpdir(), 'reposhapley-cli-cache-'));
     const file = path.join(cacheDir, DEFAULT.fileName);
     writeFileSync(file, 'x');
@@ -113,7 +113,7 @@ describe('reposhapley model list / path', () => {
     expect(runModelList({ cacheDir }, deps)).toBe(EXIT_OK);
     expect(out[0]).toMatch(/^\* qwen2\.5-coder-0\.5b +491\.4 MB {2}Apache-2\.0 {2}cached {6}Qwen2\.5 Coder 0\.5B/);
     expect(out[1]).toMatch(/^ {2}qwen2\.5-coder-1\.5b +1117\.3 MB {2}Apache-2\.0 {2}not cached/);
-    expect(out[2]).toBe(`(* = default; cache: ${cacheDir})`);
+    expect(out[2]).toBe(`(* = what model "auto" picks here: ${DEFAULT_MODEL_NAME}: this machine's speed is not measured yet (run "reposhapley model speed"); cache: ${cacheDir})`);
   });
 
   test('path prints a verified model; absent or unverified: exit 2 with the pull hint; unknown: exit 1', async () => {

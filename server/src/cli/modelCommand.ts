@@ -6,7 +6,7 @@
 import { AUTO_MODEL, chooseAutoModelHere, LATENCY_TARGETS, type AutoChoice } from '../modelStore/autoModel.js';
 import { cachedDerivedModel, cachedModelPath, pullHint, resolveCacheDir } from '../modelStore/cacheDir.js';
 import { machineKey, saveSpeedMeasurement, type SpeedMeasurement } from '../modelStore/machineSpeed.js';
-import { DEFAULT_MODEL_NAME, MODEL_CATALOG, type CatalogEntry } from '../modelStore/catalog.js';
+import { MODEL_CATALOG, type CatalogEntry } from '../modelStore/catalog.js';
 import { formatMegabytes } from '../modelStore/outcome.js';
 import type { TransferProgress } from '../modelStore/progress.js';
 import { pullCatalogModel, type PullOptions } from '../modelStore/pull.js';
@@ -172,18 +172,19 @@ function threadsOf(options: ModelOptions, deps: Pick<ModelDeps, 'resolveThreads'
   return (deps.resolveThreads ?? resolveThreads)(options.threads ?? 0);
 }
 
-/** Runs `model list`: one line per catalog model, the default marked with `*`. */
-export function runModelList(options: ModelOptions, deps: Pick<ModelDeps, 'output' | 'env' | 'catalog'>): number {
+/** Runs `model list`: one line per catalog model, the one `model: auto` picks here marked with `*`. */
+export function runModelList(options: ModelOptions, deps: Pick<ModelDeps, 'output' | 'env' | 'catalog' | 'resolveThreads'>): number {
   const catalog = deps.catalog ?? MODEL_CATALOG;
   const cacheDir = resolveCacheDir({ cacheDir: options.cacheDir, env: deps.env });
+  const picked = chooseAutoModelHere(cacheDir, threadsOf(options, deps), catalog);
   const width = Math.max(...catalog.map((entry) => entry.name.length));
   for (const entry of catalog) {
     const cached = cachedModelPath(entry.name, cacheDir, catalog);
     const state = cached.kind === 'ok' && cached.verified ? 'cached' : cached.kind === 'ok' && cached.exists ? 'unverified' : 'not cached';
-    const mark = entry.name === DEFAULT_MODEL_NAME ? '*' : ' ';
+    const mark = entry.name === picked.model ? '*' : ' ';
     deps.output.out(`${mark} ${entry.name.padEnd(width)}  ${formatMegabytes(entry.sizeBytes).padStart(9)}  ${entry.license}  ${state.padEnd(10)}  ${entry.description}`);
   }
-  deps.output.out(`(* = default; cache: ${cacheDir})`);
+  deps.output.out(`(* = what model "auto" picks here: ${picked.reason}; cache: ${cacheDir})`);
   return EXIT_OK;
 }
 
