@@ -133,7 +133,8 @@ describe('model auto', () => {
     const plan = planModel(settings({ model: 'auto' }), { ...inputs(), autoChoice: picks(largeEntry.name) });
     expect(plan.candidates[0]).toMatchObject({ label: DEFAULT_MODEL_NAME, isFallback: false });
     expect(plan.pullable).toEqual({ name: largeEntry.name, sizeBytes: largeEntry.sizeBytes, license: largeEntry.license });
-    expect(plan.notice).toMatch(/auto: qwen2\.5-coder-1\.5b: measured here\. It is not downloaded yet: .*pull qwen2\.5-coder-1\.5b.*; until then completions use qwen2\.5-coder-0\.5b\./);
+    expect(plan.notice).toMatch(/auto picks qwen2\.5-coder-1\.5b on this machine; it is not downloaded yet: .*pull qwen2\.5-coder-1\.5b.*; until then completions use qwen2\.5-coder-0\.5b\./);
+    expect(plan.chosenBy).toBe('auto: qwen2.5-coder-1.5b: measured here');
   });
 
   test('nothing pulled and nothing measured: the bundled model, the smallest offered, the measurement owed', () => {

@@ -148,7 +148,8 @@ function planAutoModel(settings: PlanSettings, inputs: ModelPlanInputs): ModelPl
   for (const entry of smaller) {
     const standIn = planModel({ ...settings, model: entry.name }, inputs);
     if (standIn.pullable || standIn.candidates[0]?.isFallback !== false) continue;
-    const notice = `${chosenBy}. It is not downloaded yet: ${pullHint(choice.model)}; until then completions use ${entry.name}.`;
+    // No speeds in it: the notice is part of what decides a reload (modelManager), the speeds are not.
+    const notice = `The model setting auto picks ${choice.model} on this machine; it is not downloaded yet: ${pullHint(choice.model)}; until then completions use ${entry.name}.`;
     return { ...standIn, ...auto, notice, ...(picked.pullable ? { pullable: picked.pullable } : {}), catalogModel: entry.name };
   }
   return { ...picked, ...auto };

@@ -249,3 +249,17 @@ test('only a file that hashed to its pin is loaded as hash-pinned: the pulled mo
   await models.get(settingsFrom({ modelPath: other }));
   expect(Object.fromEntries(pinned)).toEqual({ [path.basename(pulled)]: true, 'small.gguf': undefined, 'other.gguf': undefined });
 });
+
+test("model auto: measuring the speed again, with the same pick, keeps the loaded model; the state says why it was picked", async () => {
+  const { bundled } = await pulledAndBundled('pulled bytes');
+  const loader = fileLoader();
+  let speed = 300;
+  const autoChoice = () => ({ model: DEFAULT_MODEL_NAME, reason: `${DEFAULT_MODEL_NAME}: ${speed} prompt tok/s measured`, predictions: [], unmeasured: false });
+  const models = new ModelManager(loader, silentLogger, { lock: new Mutex(), plan: { env: {}, bundled: () => bundled, autoChoice } });
+  const current = settingsFrom({ model: 'auto', modelCacheDir: dir });
+  const first = await models.get(current);
+  expect(first).toMatchObject({ kind: 'ok', label: DEFAULT_MODEL_NAME, chosenBy: `auto: ${DEFAULT_MODEL_NAME}: 300 prompt tok/s measured` });
+  speed = 320;
+  expect(await models.get(current)).toBe(first);
+  expect(loader.calls).toBe(1);
+});

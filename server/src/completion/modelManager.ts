@@ -71,6 +71,7 @@ interface LoadRequest {
   notice?: string;
   pullable?: PullableModel;
   chosenBy?: string;
+  speedUnmeasured?: boolean;
   threads: number;
   adaptiveThreads: boolean;
   gpuLayers: LoadModelOptions['gpuLayers'];
@@ -167,7 +168,10 @@ export class ModelManager {
       ...(settings.kvShiftReuse ? { shiftedReuseMinTokens: SHIFTED_REUSE_MIN_TOKENS } : {}),
       ...(settings.modelServer ? { server: serverOptions(settings) } : {}),
     };
-    const key = JSON.stringify(request);
+    // Why `auto` picked the model is not what loads: a new speed measurement that picks the same
+    // model must not reload it (its reason then shows at the next load).
+    const { chosenBy: _reason, speedUnmeasured: _unmeasured, ...loadShape } = request;
+    const key = JSON.stringify(loadShape);
     if (this.current?.key === key && this.current.failure?.remote) {
       if (this.shouldRetry(this.current)) this.retryInBackground(key, request);
       return this.current.state;

@@ -49,7 +49,7 @@ export interface AutoChoice {
   reason: string;
   /** Every catalog model's prediction, smallest first (empty when nothing was measured). */
   predictions: PredictedLatency[];
-  /** True when no speed was measured on this machine yet: the choice is the catalog's default. */
+  /** True when no speed was measured on this machine yet: the choice is then the smallest model. */
   unmeasured: boolean;
 }
 
