@@ -6,6 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { SERVER_NODE_FLAGS } from '../../shared/nodeFlags.js';
 
 /** Where the server's entry point is relative to a server package folder. */
 const MAIN_IN_PACKAGE = path.join('dist', 'server', 'src', 'main.js');
@@ -56,7 +57,7 @@ export interface ServerExit {
 export function spawnServer(main: string, onExit: (exit: ServerExit) => void): ChildProcess {
   const child = fork(main, ['serve', '--stdio'], {
     silent: true,
-    execArgv: [],
+    execArgv: [...SERVER_NODE_FLAGS],
     cwd: path.dirname(main),
     env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
   });

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FULL_CAPABILITIES, MAIN_JS, REPO_ROOT } from '../lsp/lspTestClient.js';
+import { SERVER_NODE_FLAGS } from '../../shared/nodeFlags.js';
 
 export { MAIN_JS, REPO_ROOT };
 
@@ -95,7 +96,9 @@ export class RawLspClient {
 
   /** The built server (`main.js serve --stdio`), without a model from the environment unless given. */
   static server(options: SpawnOptions = {}): RawLspClient {
-    return RawLspClient.spawn(MAIN_JS, ['serve', '--stdio'], { ...options, env: { REPOSHAPLEY_MODEL: '', ...options.env } });
+    return RawLspClient.spawn(MAIN_JS, ['serve', '--stdio'], {
+      nodeArgs: [...SERVER_NODE_FLAGS], ...options, env: { REPOSHAPLEY_MODEL: '', ...options.env },
+    });
   }
 
   get pid(): number {

@@ -18,6 +18,7 @@ import type { SettingsPatch } from '../../../shared/settings.js';
 import { LOG_LEVEL_ENV } from '../../../server/src/cli/logging.js';
 import { SERVER_MAIN_JS } from '../repoPaths.js';
 import type { Position } from '../tasks/types.js';
+import { SERVER_NODE_FLAGS } from '../../../shared/nodeFlags.js';
 
 /** What the bench's client says it can do: inline completion, progress, nothing it does not serve. */
 const CAPABILITIES: ClientCapabilities = {
@@ -89,7 +90,8 @@ export class ServerSession {
   /** Spawns the server and initializes it for `options.root`; indexing starts in the server. */
   static async start(options: SessionOptions): Promise<ServerSession> {
     const logLevel = options.logFile && !process.env[LOG_LEVEL_ENV] ? { [LOG_LEVEL_ENV]: 'debug' } : {};
-    const child = spawn(process.execPath, [options.serverScript ?? SERVER_MAIN_JS, 'serve', '--stdio'], {
+    // Started as editors start it (client-vscode/src/serverProcess.ts), with the same V8 flags.
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, options.serverScript ?? SERVER_MAIN_JS, 'serve', '--stdio'], {
       stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...logLevel, ...options.env },
     });
     const log = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;

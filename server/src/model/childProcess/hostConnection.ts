@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import {
   CancellationTokenSource, createMessageConnection, SocketMessageReader, SocketMessageWriter, type MessageConnection,
 } from 'vscode-jsonrpc/node';
+import { SERVER_NODE_FLAGS } from '../../../../shared/nodeFlags.js';
 import type { HostConnectionOptions, LoadModelOptions } from '../completionModel.js';
 import type { Logger } from '../../util/logger.js';
 import { packageRoot } from '../../util/packageRoot.js';
@@ -258,7 +259,7 @@ function startHost(endpoint: HostEndpoint, idleSeconds: number): ChildProcess {
   if (!existsSync(script)) throw new Error(`the model host ${script} is missing: the server's install is incomplete (run npm run build, or reinstall)`);
   const log = openSync(endpoint.log, 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [script, endpoint.socket, String(idleSeconds), endpoint.pid], {
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, script, endpoint.socket, String(idleSeconds), endpoint.pid], {
       // Its own session: the host outlives the window that started it, for the others.
       detached: true,
       stdio: ['ignore', log, log],
