@@ -161,16 +161,7 @@ class RepoShapleyEngine implements CompletionEngine {
     const languageId = this.documents.get(position.uri)?.languageId;
     if (!this.settings.enabled || !this.settings.backgroundPrefill || this.disposed || !this.documents.has(position.uri)) return;
     if (languageId && !this.settings.languages[languageId]) return;
-    this.prefilling?.abort();
-    const controller = new AbortController();
-    this.prefilling = controller;
-    await this.prefillNow(position, controller.signal)
-      .catch((error: unknown) => {
-        if (!controller.signal.aborted) this.logger.debug(`prefill at ${position.uri}:${position.line + 1} failed: ${String(error)}`);
-      })
-      .finally(() => {
-        if (this.prefilling === controller) this.prefilling = undefined;
-      });
+    await this.prefillInBackground(position, `prefill at ${position.uri}:${position.line + 1}`);
   }
 
   trace(traceId?: string): CompletionTrace | undefined {
@@ -217,12 +208,18 @@ class RepoShapleyEngine implements CompletionEngine {
    * prefill's path, which the next request stops), so the next keystroke there finds it cached.
    */
   private readFullPromptAfter(request: CompletionRequest): void {
+    const position = { uri: request.uri, line: request.line, character: request.character };
+    void this.prefillInBackground(position, 'reading the full prompt after the first answer');
+  }
+
+  /** Prefills at `position` as the one prefill running; a real request aborts it (see complete). */
+  private async prefillInBackground(position: DocumentPosition, what: string): Promise<void> {
     this.prefilling?.abort();
     const controller = new AbortController();
     this.prefilling = controller;
-    void this.prefillNow({ uri: request.uri, line: request.line, character: request.character }, controller.signal)
+    await this.prefillNow(position, controller.signal)
       .catch((error: unknown) => {
-        if (!controller.signal.aborted) this.logger.debug(`reading the full prompt after the first answer failed: ${String(error)}`);
+        if (!controller.signal.aborted) this.logger.debug(`${what} failed: ${String(error)}`);
       })
       .finally(() => {
         if (this.prefilling === controller) this.prefilling = undefined;

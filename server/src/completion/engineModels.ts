@@ -11,6 +11,7 @@ import type { PullModelResult } from '../../../shared/messages.js';
 import type { CompletionSettings } from '../../../shared/settings.js';
 import type { CompletionModel, ModelSession } from '../model/completionModel.js';
 import type { ModelServerError } from '../model/remote/llamaServerApi.js';
+import { AUTO_MODEL } from '../modelStore/autoModel.js';
 import { resolveThreads } from '../model/threads.js';
 import { LineTokenizer } from '../prompt/lineTokenizer.js';
 import type { Logger } from '../util/logger.js';
@@ -20,7 +21,6 @@ import { planModel, type ModelPlan, type ModelPlanInputs } from './modelChoice.j
 import { ModelManager, type ModelLoader, type ModelState } from './modelManager.js';
 import { ModelPuller, type PullFunction } from './modelPuller.js';
 import { measureInChildProcess, type SpeedMeasurer } from './speedMeasurement.js';
-import { AUTO_MODEL } from '../modelStore/autoModel.js';
 import type { UserNotices } from './userNotices.js';
 
 export type LoadedModel = Extract<ModelState, { kind: 'ok' }>;

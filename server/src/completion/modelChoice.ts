@@ -3,10 +3,11 @@
  * catalog model the `model` setting names from the per-user cache, once `reposhapley model pull`
  * has verified it. The default, `auto`, names the largest catalog model this machine runs within
  * the latency targets, by its measured speed (modelStore/autoModel.ts); while that one is not
- * pulled, a smaller pulled one stands in and the pick is offered for download. When that model is not there (not pulled,
- * an interrupted pull, a file changed since it was verified, a name not in the catalog) or fails
- * to load, the small model bundled in `models/default/` stands in, and the user is told once
- * why and how to fix it. Cheap enough to run at every request: a stat and a tiny read.
+ * pulled, a smaller pulled one stands in and the pick is offered for download. When the model is
+ * not there (not pulled, an interrupted pull, a file changed since it was verified, a name not in
+ * the catalog) or fails to load, the small model bundled in `models/default/` stands in, and the
+ * user is told once why and how to fix it. Cheap enough to run at every request: a few stats and
+ * tiny reads.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -127,7 +128,7 @@ export function planModel(settings: PlanSettings, inputs: ModelPlanInputs = {}):
   // The environment variable is a shell user's: a relative path means the working directory.
   const fromEnv = env.REPOSHAPLEY_MODEL;
   if (fromEnv) return { candidates: [{ path: path.resolve(fromEnv), label: path.basename(fromEnv), isFallback: false }] };
-  if (settings.model === AUTO_MODEL) return planAutoModel(settings, inputs);
+  if (settings.model === AUTO_MODEL) return planAutoModel(settings, inputs, fallback);
   return planCatalogModel(settings, inputs, fallback);
 }
 
@@ -135,18 +136,18 @@ export function planModel(settings: PlanSettings, inputs: ModelPlanInputs = {}):
  * `auto`: the plan for the model it picks here; while that one is not pulled, the largest smaller
  * one that is stands in (better than the bundled fallback), and the pick is what a pull fetches.
  */
-function planAutoModel(settings: PlanSettings, inputs: ModelPlanInputs): ModelPlan {
+function planAutoModel(settings: PlanSettings, inputs: ModelPlanInputs, fallback: ModelCandidate[]): ModelPlan {
   // The folder cachedModelPath reads: the setting, else the environment's cache.
   const cacheDir = resolveCacheDir({ cacheDir: settings.modelCacheDir || undefined });
   const choice = (inputs.autoChoice ?? chooseAutoModelHere)(cacheDir, resolveThreads(settings.threads ?? 0));
   const chosenBy = `auto: ${choice.reason}`;
   const auto = { chosenBy, ...(choice.unmeasured ? { speedUnmeasured: true } : {}) };
-  const picked = planModel({ ...settings, model: choice.model }, inputs);
+  const picked = planCatalogModel({ ...settings, model: choice.model }, inputs, fallback);
   if (picked.catalogModel === choice.model && !picked.pullable) return { ...picked, ...auto };
   const chosenSize = MODEL_CATALOG.find((entry) => entry.name === choice.model)?.sizeBytes ?? 0;
   const smaller = MODEL_CATALOG.filter((entry) => entry.sizeBytes < chosenSize).sort((a, b) => b.sizeBytes - a.sizeBytes);
   for (const entry of smaller) {
-    const standIn = planModel({ ...settings, model: entry.name }, inputs);
+    const standIn = planCatalogModel({ ...settings, model: entry.name }, inputs, fallback);
     if (standIn.pullable || standIn.candidates[0]?.isFallback !== false) continue;
     // No speeds in it: the notice is part of what decides a reload (modelManager), the speeds are not.
     const notice = `The model setting auto picks ${choice.model} on this machine; it is not downloaded yet: ${pullHint(choice.model)}; until then completions use ${entry.name}.`;

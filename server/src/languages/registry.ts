@@ -69,16 +69,9 @@ export interface ParserSet {
   dispose(): void;
 }
 
-/** Every registered grammar, by its key. */
-function allGrammars(): Map<string, Grammar> {
-  const grammars = new Map<string, Grammar>();
-  for (const language of LANGUAGES) {
-    for (const ext of language.extensions) {
-      const grammar = language.grammarOf(`file${ext}`);
-      grammars.set(grammarKey(grammar), grammar);
-    }
-  }
-  return grammars;
+/** A file name of every registered extension: loading them loads every grammar. */
+function everyExtension(): string[] {
+  return LANGUAGES.flatMap((language) => language.extensions.map((ext) => `file${ext}`));
 }
 
 function grammarKey(grammar: Grammar): string {
@@ -130,7 +123,6 @@ export async function createParserSet(relOrAbsPaths?: Iterable<string>): Promise
   };
   // A broken install fails here, at start, whatever grammars the workspace turns out to need.
   await initSyntaxRuntime();
-  if (relOrAbsPaths) await set.load(relOrAbsPaths);
-  else await Promise.all([...allGrammars()].map(([key, grammar]) => loadGrammar(key, grammar)));
+  await set.load(relOrAbsPaths ?? everyExtension());
   return set;
 }

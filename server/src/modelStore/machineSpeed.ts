@@ -4,7 +4,7 @@
  * to a machine (CPU model and cores), the threads it ran on, and the llama.cpp build that ran it:
  * another CPU, thread count or build measures again.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -37,24 +37,44 @@ interface SpeedFile {
 
 const FILE_NAME = 'machine-speed.json';
 
-/** This machine as measurements know it: CPU model and core count. */
+let thisMachine: string | undefined;
+
+/** This machine as measurements know it: CPU model and core count (read once: the server asks at every request). */
 export function machineKey(): string {
-  const cpu = os.cpus()[0]?.model.trim() || os.arch();
-  return `${cpu} × ${os.availableParallelism()}`;
+  thisMachine ??= `${os.cpus()[0]?.model.trim() || os.arch()} × ${os.availableParallelism()}`;
+  return thisMachine;
 }
 
 export function speedFilePath(cacheDir: string): string {
   return path.join(cacheDir, FILE_NAME);
 }
 
-/** Every measurement in the cache (none when the file is missing or unreadable: measure again). */
-export function readSpeedMeasurements(cacheDir: string): SpeedMeasurement[] {
+/** The last file read, by its path and stamp: the server plans its model at every request. */
+let lastRead: { path: string; stamp: string; measurements: readonly SpeedMeasurement[] } | undefined;
+
+/**
+ * Every measurement in the cache (none when the file is missing or unreadable: measure again).
+ * Read again only when the file changed (a stat otherwise).
+ */
+export function readSpeedMeasurements(cacheDir: string): readonly SpeedMeasurement[] {
+  const file = speedFilePath(cacheDir);
+  let stamp: string;
   try {
-    const parsed = JSON.parse(readFileSync(speedFilePath(cacheDir), 'utf8')) as Partial<SpeedFile>;
-    return Array.isArray(parsed.measurements) ? parsed.measurements.filter(isMeasurement) : [];
+    const { ino, size, mtimeNs } = statSync(file, { bigint: true });
+    stamp = `${ino}:${size}:${mtimeNs}`;
   } catch {
     return [];
   }
+  if (lastRead?.path === file && lastRead.stamp === stamp) return lastRead.measurements;
+  let measurements: readonly SpeedMeasurement[];
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<SpeedFile>;
+    measurements = Array.isArray(parsed.measurements) ? parsed.measurements.filter(isMeasurement) : [];
+  } catch {
+    measurements = [];
+  }
+  lastRead = { path: file, stamp, measurements };
+  return measurements;
 }
 
 /** The measurements that hold for this machine and thread count, one per model (the newest). */
