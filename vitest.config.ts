@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { TEST_HOST_DIR } from './test/support/testHosts.js';
+import { TEST_TMP_DIR } from './test/support/testTemp.js';
 
 export default defineConfig({
   test: {
@@ -24,6 +25,8 @@ export default defineConfig({
     env: {
       REPOSHAPLEY_CACHE_DIR: path.join(os.tmpdir(), 'reposhapley-tests-no-model-cache'),
       REPOSHAPLEY_MODEL_HOST_DIR: TEST_HOST_DIR,
+      // Scratch folders of every test and spawned process land in one folder the teardown removes.
+      TMPDIR: TEST_TMP_DIR,
     },
   },
 });

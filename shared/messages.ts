@@ -199,7 +199,7 @@ export interface PullModelParams {
 
 /** Why a pull failed: the model store's codes, `busy` (another model is being pulled) or `not-ready` (no engine yet). */
 export type PullModelErrorCode =
-  | 'not-in-catalog' | 'no-pip' | 'registry-unreachable' | 'hash-mismatch' | 'disk-full' | 'download-failed' | 'control-pack' | 'cancelled'
+  | 'not-in-catalog' | 'no-pip' | 'registry-unreachable' | 'hash-mismatch' | 'disk-full' | 'download-failed' | 'control-pack' | 'adapter-pack' | 'cancelled'
   | 'busy' | 'not-ready';
 
 /** Result of {@link PullModelRequest}: expected failures are values, never JSON-RPC errors. */

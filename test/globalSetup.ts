@@ -8,6 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopTestHosts } from './support/testHosts.js';
+import { makeTestTempDir, removeTestTempDir } from './support/testTemp.js';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const SOURCE_DIRS = ['shared', 'server/src', 'bench/src', 'models', 'test'];
@@ -37,15 +38,28 @@ function builtMtime(): number {
   }
 }
 
-/** Runs tsc when the build is missing or older than a source file; the teardown stops the tests' model hosts. */
+/**
+ * Runs tsc when the build is missing or older than a source file; makes the run's temporary
+ * folder. The teardown stops the tests' model hosts and removes the folder.
+ */
 export default function setup(): () => void {
+  makeTestTempDir();
+  build();
+  return teardown;
+}
+
+function teardown(): void {
+  stopTestHosts();
+  removeTestTempDir();
+}
+
+function build(): void {
   const sources = Math.max(...SOURCE_DIRS.map((dir) => newestSourceMtime(path.join(ROOT, dir))), statSync(path.join(ROOT, 'tsconfig.json')).mtimeMs);
-  if (builtMtime() >= sources) return stopTestHosts;
+  if (builtMtime() >= sources) return;
   const result = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
     cwd: ROOT, encoding: 'utf8',
   });
   if (result.status !== 0) {
     process.stderr.write(`[globalSetup] tsc reported errors (output still emitted):\n${(result.stdout + result.stderr).slice(0, 4000)}\n`);
   }
-  return stopTestHosts;
 }

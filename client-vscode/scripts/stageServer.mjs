@@ -8,6 +8,7 @@
  *                                node_modules (the versions the tests ran), for ONE platform
  *   server/models/default/       the bundled default model, when the repository has one
  *   server/models/control/       the control packs `model pull` applies to pulled models (rows and adapter, ~4 MB; not their labels or training checkpoints)
+ *   server/models/adapters/      the adapter packs: a LoRA for a catalog model's base file (adapter.json and adapter.gguf; not training checkpoints)
  *
  * Why copy instead of `npm install`: offline, and byte-for-byte the tested dependencies.
  * Why one platform: node-llama-cpp's optional binaries for every platform are ~700 MB; the
@@ -125,15 +126,18 @@ function copyDefaultModel() {
 /** A pack's folders that only its training reads: the labels, and checkpoints of runs in progress. */
 const TRAINING_ONLY = new Set(['labels', 'training']);
 
-/** The control packs (models/control/<name>/), which the server finds next to models/default. */
-function copyControlPacks() {
-  const dir = path.join(REPO_ROOT, 'models', 'control');
+/**
+ * The packs of one kind (models/<kind>/<name>/, each with its `manifest`), which the server finds
+ * next to models/default: control packs (pack.json) and adapter packs (adapter.json).
+ */
+function copyPacks(kind, manifest) {
+  const dir = path.join(REPO_ROOT, 'models', kind);
   if (!existsSync(dir)) return [];
-  const packs = readdirSync(dir).filter((name) => existsSync(path.join(dir, name, 'pack.json')));
+  const packs = readdirSync(dir).filter((name) => existsSync(path.join(dir, name, manifest)));
   for (const name of packs) {
     const pack = path.join(dir, name);
     const servedOnly = (source) => !TRAINING_ONLY.has(path.relative(pack, source).split(path.sep)[0]);
-    cpSync(pack, path.join(OUT, 'models', 'control', name), { recursive: true, filter: servedOnly });
+    cpSync(pack, path.join(OUT, 'models', kind, name), { recursive: true, filter: servedOnly });
   }
   return packs;
 }
@@ -151,9 +155,10 @@ function main() {
   const packages = dependencyClosure(Object.keys(root.dependencies ?? {}), LLAMA_BINARIES[target]);
   for (const dir of packages) copyPackage(dir);
   const models = copyDefaultModel();
-  const packs = copyControlPacks();
+  const packs = copyPacks('control', 'pack.json');
+  const adapters = copyPacks('adapters', 'adapter.json');
   console.log(`staged server for ${target}: ${packages.length} packages, default model: ${models.join(', ') || 'none (set reposhapley.modelPath)'}, ` +
-    `control packs: ${packs.join(', ') || 'none'}`);
+    `control packs: ${packs.join(', ') || 'none'}, adapter packs: ${adapters.join(', ') || 'none'}`);
 }
 
 main();

@@ -9,6 +9,11 @@
  *   node dist/models/controlRows/packTool.js weights qwen2.5-coder-0.5b q8_0
  *   node dist/models/controlRows/packTool.js variant qwen2.5-coder-0.5b --out DIR --rows ROWS.f32 \
  *     [--adapter LORA.gguf] --need-threshold 0 [--trained]
+ *   node dist/models/controlRows/packTool.js adapter qwen2.5-coder-1.5b --adapter LORA.gguf --provenance METRICS.json [--out DIR]
+ *
+ * `adapter` writes an adapter pack (server/src/modelStore/adapterPack.ts): a LoRA for a catalog
+ * model's base file as pulled, no control tokens; into models/adapters/<name>, or DIR to bench a
+ * candidate first (`bench --model <name> --adapter DIR/adapter.gguf`).
  *
  * `variant` writes the committed pack with other rows (and adapter) into DIR, with its derived
  * model beside it, leaving the committed pack and the model cache as they are: how an ablation or
@@ -22,13 +27,15 @@
  * start at zero.
  */
 import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { kvArray, readGgufHeader, readTensorBytes, type GgufHeader } from '../../server/src/model/gguf/ggufReader.js';
 import { decodeTensorData, LlamaTokenType, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
 import { FILE_SEPARATOR, FIM_MIDDLE } from '../../server/src/model/specialTokens.js';
+import { ADAPTER_PACK_FORMAT, adapterPacksDir, type AdapterPack } from '../../server/src/modelStore/adapterPack.js';
 import { cachedModelPath } from '../../server/src/modelStore/cacheDir.js';
+import { MODEL_CATALOG } from '../../server/src/modelStore/catalog.js';
 import { CONTROL_PACK_FORMAT, controlPacksDir, loadControlPack, sha256, type ControlPack, type ControlToken } from '../../server/src/modelStore/controlPack.js';
 import { copyAdapter, PACK_TOKEN_TEXTS, writePack, writePackVariant, type PackRows } from './packFiles.js';
 
@@ -141,6 +148,23 @@ async function rewritePack(name: string, change: Partial<ControlPack>, what: str
   process.stdout.write(`updated ${packDir}: ${what}; derived ${result.derivedPath} sha256 ${result.pack.derived.sha256}\n`);
 }
 
+/** An adapter pack for catalog model `name`: the LoRA copied in, it and the base pinned. */
+async function writeAdapterPack(name: string, options: { adapter: string; provenance?: string; out?: string }): Promise<void> {
+  const entry = MODEL_CATALOG.find((candidate) => candidate.name === name);
+  if (!entry) throw new Error(`${name} is not a catalog model`);
+  const dir = options.out ? path.resolve(options.out) : path.join(adapterPacksDir(), name);
+  const bytes = await readFile(options.adapter);
+  const provenance = await readProvenance(options.provenance);
+  const pack: AdapterPack = {
+    format: ADAPTER_PACK_FORMAT, base: { model: name, sha256: entry.sha256, sizeBytes: entry.sizeBytes },
+    adapter: { file: 'adapter.gguf', sha256: sha256(bytes) }, ...(provenance ? { provenance } : {}),
+  };
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'adapter.gguf'), bytes);
+  await writeFile(path.join(dir, 'adapter.json'), `${JSON.stringify(pack, null, 2)}\n`);
+  process.stdout.write(`wrote the adapter pack ${dir} (adapter sha256 ${pack.adapter.sha256}, ${bytes.length} bytes)\n`);
+}
+
 function verifiedBase(name: string): string {
   const cached = cachedModelPath(name);
   if (cached.kind === 'error') throw new Error(cached.message);
@@ -206,6 +230,12 @@ program.command('variant <name>')
   .option('--provenance <file>', 'JSON recorded in pack.json')
   .option('--trained', 'mark the rows trained (auto runs reposhapley)', false)
   .action((name: string, options: UpdateOptions & { out: string }) => variant(name, options));
+program.command('adapter <name>')
+  .description('write an adapter pack: a LoRA for the catalog model\'s base file, applied by `model pull` and the server, no control tokens')
+  .requiredOption('--adapter <file>', 'the LoRA adapter GGUF (control_finetune.py --generation-only)')
+  .option('--provenance <file>', 'JSON recorded in adapter.json (the run\'s metrics.json, its command, the bench that adopted it)')
+  .option('--out <dir>', 'write it here instead of models/adapters/<name> (a candidate to bench)')
+  .action((name: string, options: { adapter: string; provenance?: string; out?: string }) => writeAdapterPack(name, options));
 program.command('weights <name> <storage>')
   .description('declare how the derived model stores the base\'s Q5_0 matrices: "q8_0" (the same values, multiplied faster) or "base"')
   .action((name: string, storage: string) => setMatmulWeights(name, storage));

@@ -164,14 +164,14 @@ def run_batch(tuner: Tuner, batch: list[Sequence], device: str, autocast: bool):
 
 
 def evaluate(tuner: Tuner, records: list[dict], ids: dict[str, int], device: str, autocast: bool,
-             completion_after: str = "no-retrieval") -> dict:
+             completion_after: str = "no-retrieval", generation_only: bool = False) -> dict:
     """Losses per instance and the decisions' AUCs, as control_rows.py reports them."""
     tuner.eval()
     totals = {"trigger": 0.0, "selection": 0.0, "completion": 0.0}
     need_vocab, need_pair, truth, keep_scores, keep_truth = [], [], [], [], []
     with torch.no_grad():
         for record in records:
-            for p in instance_sequences(record, ids, completion_after):
+            for p in instance_sequences(record, ids, completion_after, generation_only):
                 terms, logits, kinds, targets = run_batch(tuner, [p], device, autocast)
                 for k, v in terms.items():
                     totals[k] += float(v)
@@ -195,9 +195,9 @@ def evaluate(tuner: Tuner, records: list[dict], ids: dict[str, int], device: str
 
 
 def train_epoch(tuner: Tuner, optimizer, records: list[dict], ids, device, autocast, max_tokens, rng,
-                completion_after: str = "no-retrieval") -> float:
+                completion_after: str = "no-retrieval", generation_only: bool = False) -> float:
     """Trains one whole epoch; the summed loss."""
-    epoch = epoch_batches(records, ids, max_tokens, rng, completion_after)
+    epoch = epoch_batches(records, ids, max_tokens, rng, completion_after, generation_only)
     total, _ = train_batches(tuner, optimizer, epoch, len(records), device, autocast)
     return total
 
@@ -240,12 +240,13 @@ class Run:
     max_tokens: int
     completion_after: str
     trigger: str
+    generation_only: bool = False
 
     def batches(self, rng: random.Random) -> list[list[Sequence]]:
-        return epoch_batches(self.train, self.ids, self.max_tokens, rng, self.completion_after)
+        return epoch_batches(self.train, self.ids, self.max_tokens, rng, self.completion_after, self.generation_only)
 
     def validate(self) -> dict:
-        return evaluate(self.tuner, self.val, self.ids, self.device, self.autocast, self.completion_after)
+        return evaluate(self.tuner, self.val, self.ids, self.device, self.autocast, self.completion_after, self.generation_only)
 
 
 def run_epochs(run: Run, checkpointer: Checkpointer, resume_from: Path | None, epochs_wanted: int,
@@ -321,6 +322,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--completion-after", choices=COMPLETION_AFTER, default="no-retrieval",
                         help="where L_Y reads Y: after the no-retrieval prompt, or (the paper's F2) after the verified evidence")
+    parser.add_argument("--generation-only", action="store_true",
+                        help="L_Y alone, over the passes that read Y: an adapter for a model whose control rows stay untrained "
+                             "(the 1.5B's pack); no trigger or selection pass is read")
     parser.add_argument("--checkpoint-every", type=float, default=900, help="seconds between checkpoints (OUT/checkpoint.pt)")
     parser.add_argument("--stop-after", type=float, default=0, help="checkpoint and stop after this many seconds (0: run to the end)")
     parser.add_argument("--resume-from", type=Path, default=None,
@@ -345,7 +349,7 @@ def main() -> None:
     val = [r for r in records if r["split"] == "val"]
     if args.limit:
         train, val = train[:args.limit], val[:args.limit]
-    longest = max(len(p.tokens) for r in records for p in instance_sequences(r, ids, args.completion_after))
+    longest = max(len(p.tokens) for r in records for p in instance_sequences(r, ids, args.completion_after, args.generation_only))
 
     started = time.perf_counter()
     model = load_qwen2(args.model, context_length=max(512, longest + 1))
@@ -356,7 +360,8 @@ def main() -> None:
                       "device": args.device, "bf16": autocast, "load_s": round(time.perf_counter() - started, 1)}), flush=True)
 
     checkpointer = Checkpointer(args.out, run_fingerprint(args, lr), tuner, optimizer, args.checkpoint_every, args.stop_after)
-    run = Run(tuner, optimizer, train, val, ids, args.device, autocast, args.max_tokens, args.completion_after, trigger)
+    run = Run(tuner, optimizer, train, val, ids, args.device, autocast, args.max_tokens, args.completion_after, trigger,
+              args.generation_only)
     outcome = run_epochs(run, checkpointer, args.resume_from, args.epochs, args.initial_eval)
     if outcome is None:
         print(json.dumps({"stopped": "checkpointed; the same command resumes"}), flush=True)
@@ -364,7 +369,8 @@ def main() -> None:
     epochs, val_metrics = outcome
     if val_metrics is None and args.epochs:  # resumed after the last epoch's validation
         val_metrics = run.validate()
-    final_train = report(evaluate(tuner, train, ids, args.device, autocast, args.completion_after), trigger) if args.train_report else None
+    final_train = (report(evaluate(tuner, train, ids, args.device, autocast, args.completion_after, args.generation_only), trigger)
+                   if args.train_report else None)
     need = val_metrics["need_probability" if trigger == "vocabulary" else "need_probability_pair"] if args.epochs else []
     threshold = tune_threshold(need, val) if val and need else None
 
@@ -376,7 +382,7 @@ def main() -> None:
         write_lora_gguf(adapters, args.out / "lora.gguf", "qwen2")
     metrics = {
         "mode": args.mode, "rank": args.rank if args.mode == "lora" else None, "alpha": args.alpha, "lr": lr, "epochs": args.epochs,
-        "completion_after": args.completion_after,
+        "completion_after": args.completion_after, "generation_only": args.generation_only,
         "lambda_R": LAMBDA_R, "lambda_S": LAMBDA_S, "trigger": trigger, "model": str(args.model), "sequences": str(args.sequences),
         "device": args.device, "bf16": autocast, "history": epochs, "train": final_train, "threshold": threshold,
         "seconds": round(time.perf_counter() - started, 1),

@@ -95,4 +95,6 @@ def run_fingerprint(args, lr: float) -> dict:
     return {"model": args.model.name, "model_bytes": args.model.stat().st_size,
             "sequences_sha256": hashlib.sha256(args.sequences.read_bytes()).hexdigest(), "mode": args.mode,
             "rank": args.rank, "alpha": args.alpha, "lr": lr, "max_tokens": args.max_tokens,
-            "completion_after": args.completion_after, "limit": args.limit}
+            "completion_after": args.completion_after, "limit": args.limit,
+            # Only when set, so the checkpoints of runs before the option still resume.
+            **({"generation_only": True} if getattr(args, "generation_only", False) else {})}

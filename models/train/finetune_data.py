@@ -20,13 +20,23 @@ class Sequence:
 COMPLETION_AFTER = ("no-retrieval", "evidence")
 
 
-def instance_sequences(record: dict, ids: dict[str, int], completion_after: str = "no-retrieval") -> list[Sequence]:
+def instance_sequences(record: dict, ids: dict[str, int], completion_after: str = "no-retrieval",
+                       generation_only: bool = False) -> list[Sequence]:
     """The instance's passes: the trigger prompt continued by Y and the token that ends the
     middle (r*, Y and where it stops), and the trigger prompt continued by the teacher-forced
     selection steps (each q_i*). Without the end token a tuned model learns what to write but
     not where to stop (an adapter trained so appended comments to every line). With
     `completion_after` "evidence" a record that has an evidence prompt (the verified coalition
-    S*) reads Y there, in a pass of its own, and the first pass decides r* only."""
+    S*) reads Y there, in a pass of its own, and the first pass decides r* only.
+    `generation_only`: only the passes that read Y, with L_Y alone (an adapter for a model that
+    ships without trained control rows: no decision positions, and no pass read for them only)."""
+    passes = _all_passes(record, ids, completion_after)
+    if generation_only:
+        return [Sequence(tokens=p.tokens, trigger=[], selection=[], completion=p.completion) for p in passes if p.completion]
+    return passes
+
+
+def _all_passes(record: dict, ids: dict[str, int], completion_after: str) -> list[Sequence]:
     trigger, rest = record["trigger"], record["generation"]
     y = record["y"] + ([record["end"]] if record.get("end") is not None else [])
     decision = len(trigger) - 1
@@ -68,7 +78,8 @@ def batches(passes: list[Sequence], max_tokens: int, shuffle: random.Random | No
     return out
 
 
-def epoch_batches(records: list[dict], ids, max_tokens, rng, completion_after: str = "no-retrieval") -> list[list[Sequence]]:
+def epoch_batches(records: list[dict], ids, max_tokens, rng, completion_after: str = "no-retrieval",
+                  generation_only: bool = False) -> list[list[Sequence]]:
     """One epoch's batches, in the order rng shuffles them (each epoch draws from rng once)."""
-    passes = [p for record in records for p in instance_sequences(record, ids, completion_after)]
+    passes = [p for record in records for p in instance_sequences(record, ids, completion_after, generation_only)]
     return batches(passes, max_tokens, rng)

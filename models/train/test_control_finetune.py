@@ -90,6 +90,17 @@ class SequencesTest(unittest.TestCase):
         self.assertEqual(len(instance_sequences(r, IDS)), 2)
         self.assertEqual(instance_sequences(record(False, seed=5), IDS, "evidence")[0].completion[0][0], t - 1)
 
+    def test_generation_only_keeps_the_passes_that_read_y_and_no_decision(self):
+        r = record(True, seed=6)
+        r["evidence"] = [30, 31, 32]
+        (completion,) = instance_sequences(r, IDS, "evidence", generation_only=True)
+        self.assertEqual(completion.tokens, r["evidence"] + r["y"][:-1])
+        self.assertEqual((completion.trigger, completion.selection), ([], []))
+        self.assertEqual(completion.completion, instance_sequences(r, IDS, "evidence")[1].completion)
+        # Y read after the no-retrieval prompt: the same pass, without its trigger position.
+        (done,) = instance_sequences(record(False, seed=6), IDS, "evidence", generation_only=True)
+        self.assertEqual((done.trigger, len(done.completion)), ([], 4))
+
     def test_a_done_instance_has_one_pass(self):
         passes = instance_sequences(record(False), IDS)
         self.assertEqual(len(passes), 1)

@@ -4,7 +4,7 @@
  * go to stdout, progress and problems to stderr.
  */
 import { AUTO_MODEL, chooseAutoModelHere, LATENCY_TARGETS, type AutoChoice } from '../modelStore/autoModel.js';
-import { cachedDerivedModel, cachedModelPath, pullHint, resolveCacheDir } from '../modelStore/cacheDir.js';
+import { baseModelAdapter, cachedDerivedModel, cachedModelPath, pullHint, resolveCacheDir } from '../modelStore/cacheDir.js';
 import { machineKey, saveSpeedMeasurement, type SpeedMeasurement } from '../modelStore/machineSpeed.js';
 import { MODEL_CATALOG, type CatalogEntry } from '../modelStore/catalog.js';
 import { formatMegabytes } from '../modelStore/outcome.js';
@@ -84,6 +84,9 @@ async function pullOne(model: string, options: ModelOptions, deps: ModelDeps): P
   if (outcome.derived) {
     deps.output.err(`${model}+control: ${outcome.derived.made ? 'made with' : 'already made with'} the repository's control pack, SHA-256 verified: ${outcome.derived.path}`);
   }
+  if (outcome.adapter) {
+    deps.output.err(`${model}+lora: the repository's adapter for it, SHA-256 verified, applied when the server loads the model: ${outcome.adapter.path}`);
+  }
   return { ok: true, path: outcome.path };
 }
 
@@ -148,7 +151,10 @@ function printChoice(choice: AutoChoice, threads: number, deps: ModelDeps): void
   deps.output.out(`auto (${threads} threads): ${choice.reason}`);
 }
 
-/** The file the server loads for a pulled catalog model: its derived model and adapter where the pack made them. */
+/**
+ * The file the server loads for a pulled catalog model: its derived model and adapter where the
+ * control pack made them, else the base with its adapter pack's LoRA where it has one.
+ */
 export interface ServedFile {
   path: string;
   adapterPath?: string;
@@ -158,7 +164,11 @@ export interface ServedFile {
 /** Both are verified against their pins, so they load as the server loads them (hashPinned: checked beside the load). */
 function servedFile(model: string, pulledPath: string, cacheDir: string): ServedFile {
   const derived = cachedDerivedModel(model, cacheDir);
-  if (!derived?.verified) return { path: pulledPath, hashPinned: true };
+  if (!derived) {
+    const adapterPath = baseModelAdapter(model);
+    return { path: pulledPath, hashPinned: true, ...(adapterPath ? { adapterPath } : {}) };
+  }
+  if (!derived.verified) return { path: pulledPath, hashPinned: true };
   return { path: derived.path, hashPinned: true, ...(derived.adapterPath ? { adapterPath: derived.adapterPath } : {}) };
 }
 

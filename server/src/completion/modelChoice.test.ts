@@ -76,6 +76,17 @@ test('a pulled model with its control pack applied comes first, the base behind 
   rmSync(packs, { recursive: true, force: true });
 });
 
+test('a pulled model with an adapter pack and no control pack: the base with the adapter first, then without', async () => {
+  await pretendPulled();
+  const adapterPath = `/packs/${DEFAULT_MODEL_NAME}/adapter.gguf`;
+  const plan = planModel(settings({ model: DEFAULT_MODEL_NAME }), {
+    ...inputs(), controlPack: () => undefined, baseAdapter: (name) => (name === DEFAULT_MODEL_NAME ? adapterPath : undefined),
+  });
+  expect(plan.candidates.map((c) => [c.label, c.path, c.adapterPath])).toEqual([
+    [`${DEFAULT_MODEL_NAME}+lora`, pulledPath(), adapterPath], [DEFAULT_MODEL_NAME, pulledPath(), undefined], ['reposhapley-small.gguf', BUNDLED, undefined],
+  ]);
+});
+
 test('REPOSHAPLEY_MODEL comes next', () => {
   expect(planModel(settings(), inputs(BUNDLED, { REPOSHAPLEY_MODEL: '/env/model.gguf' })).candidates)
     .toEqual([{ path: '/env/model.gguf', label: 'model.gguf', isFallback: false }]);

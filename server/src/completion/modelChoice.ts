@@ -17,7 +17,7 @@ import { AUTO_MODEL, chooseAutoModelHere, type AutoChoice } from '../modelStore/
 import { MODEL_CATALOG, resolveCatalogModel } from '../modelStore/catalog.js';
 import { resolveThreads } from '../model/threads.js';
 import { packageRoot } from '../util/packageRoot.js';
-import { cachedDerivedModel, cachedModelPath, pullHint, resolveCacheDir } from '../modelStore/cacheDir.js';
+import { baseModelAdapter, cachedDerivedModel, cachedModelPath, pullHint, resolveCacheDir } from '../modelStore/cacheDir.js';
 import type { ControlPack } from '../modelStore/controlPack.js';
 
 /** One file to try, with what to call it in traces and the status bar. */
@@ -81,6 +81,8 @@ export interface ModelPlanInputs {
   bundled?: () => string | undefined;
   /** The control pack manifest of a catalog model (default: read from the repository's models/control). */
   controlPack?: (name: string) => ControlPack | undefined;
+  /** The adapter an adapter pack trained for a catalog model's base file (default: models/adapters, cacheDir.ts baseModelAdapter). */
+  baseAdapter?: (name: string) => string | undefined;
   /** What `auto` picks with the measurements in a cache folder at these threads (default: chooseAutoModelHere). */
   autoChoice?: (cacheDir: string, threads: number) => AutoChoice;
 }
@@ -184,7 +186,7 @@ function withControlTokens(
   settings: Pick<CompletionSettings, 'model' | 'modelCacheDir'>, base: ModelCandidate, inputs: ModelPlanInputs,
 ): Pick<ModelPlan, 'candidates' | 'notice'> {
   const derived = cachedDerivedModel(settings.model, settings.modelCacheDir || undefined, inputs.controlPack);
-  if (!derived) return { candidates: [base] };
+  if (!derived) return withBaseAdapter(settings.model, base, inputs);
   if (derived.verified) {
     const adapter = derived.adapterPath ? { adapterPath: derived.adapterPath } : {};
     return { candidates: [{ ...base, path: derived.path, label: `${settings.model}+control${derived.adapterPath ? '+lora' : ''}`, ...adapter }, base] };
@@ -194,6 +196,12 @@ function withControlTokens(
     candidates: [base],
     notice: `The model ${settings.model} has trained RepoShapley control tokens that are not applied yet: ${pullHint(settings.model)}.`,
   };
+}
+
+/** The base file with its adapter pack's LoRA first, then without (a file the adapter does not load with). */
+function withBaseAdapter(model: string, base: ModelCandidate, inputs: ModelPlanInputs): Pick<ModelPlan, 'candidates'> {
+  const adapterPath = (inputs.baseAdapter ?? baseModelAdapter)(model);
+  return { candidates: adapterPath ? [{ ...base, label: `${model}+lora`, adapterPath }, base] : [base] };
 }
 
 /**

@@ -1,7 +1,7 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { chooseAutoModel, chooseAutoModelHere, LATENCY_TARGETS, predict } from './autoModel.js';
 import { MODEL_CATALOG } from './catalog.js';
 import { machineKey, saveSpeedMeasurement, type SpeedMeasurement } from './machineSpeed.js';
@@ -66,6 +66,7 @@ describe('auto picks by measured speed', () => {
 describe('measurements kept per machine and threads', () => {
   test('read back from the cache folder; another thread count or machine does not count', () => {
     const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'auto-speed-'));
+    onTestFinished(() => rmSync(cacheDir, { recursive: true, force: true }));
     expect(chooseAutoModelHere(cacheDir, 2).unmeasured).toBe(true);
     saveSpeedMeasurement(cacheDir, measured(SMALL, 3_000, 200, 500));
     saveSpeedMeasurement(cacheDir, { ...measured(SMALL, 10, 1), machine: 'another CPU × 64' });

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { adapterPackFile, adapterPackManifest } from './adapterPack.js';
 import { controlPackManifest, controlPacksDir, type ControlPack } from './controlPack.js';
 import { MODEL_CATALOG, resolveCatalogModel, type CatalogEntry } from './catalog.js';
 import { hasVerifiedMark } from './sidecar.js';
@@ -100,4 +101,16 @@ export function cachedDerivedModel(
     path: file, verified: hasVerifiedMark(file, pack.derived.sha256), trained: pack.trained,
     ...(pack.adapter ? { adapterPath: path.join(controlPacksDir(), name, pack.adapter.file) } : {}),
   };
+}
+
+/**
+ * The LoRA adapter an adapter pack (adapterPack.ts) trained for catalog model `name`, applied to
+ * its base file as pulled: undefined when the repository has none, or one trained on another
+ * file than the catalog pins. Reads only the pack's manifest, like {@link cachedDerivedModel}.
+ */
+export function baseModelAdapter(name: string): string | undefined {
+  const pack = adapterPackManifest(name);
+  const entry = MODEL_CATALOG.find((candidate) => candidate.name === name);
+  if (!pack || !entry || pack.base.sha256 !== entry.sha256) return undefined;
+  return adapterPackFile(name, pack);
 }

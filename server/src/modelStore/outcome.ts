@@ -9,6 +9,7 @@ export type PullErrorCode =
   | 'disk-full'
   | 'download-failed'
   | 'control-pack'
+  | 'adapter-pack'
   | 'cancelled';
 
 /** Where the verified file came from. */
@@ -34,6 +35,8 @@ export type PullOutcome =
     fallbacks: string[];
     /** The model the repository's control pack derives from it (controlPack.ts), when there is a pack. */
     derived?: { path: string; sha256: string; made: boolean };
+    /** The LoRA the repository's adapter pack trained for this file (adapterPack.ts), hash checked, when there is one. */
+    adapter?: { path: string };
   }
   | PullFailure;
 

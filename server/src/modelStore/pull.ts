@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, rmdir, statfs } from 'node:fs/promises';
 import path from 'node:path';
+import { verifiedAdapterPack } from './adapterPack.js';
 import { MODEL_CATALOG, resolveCatalogModel, type CatalogEntry, type ModelSource } from './catalog.js';
 import { deriveControlModel } from './controlDerive.js';
 import { findControlPack, type LoadedControlPack } from './controlPack.js';
@@ -40,6 +41,8 @@ export interface PullOptions {
   reverify?: boolean;
   /** Where control packs are looked up (default: the repository's models/control). */
   controlPacksDir?: string;
+  /** Where adapter packs are looked up (default: the repository's models/adapters). */
+  adapterPacksDir?: string;
 }
 
 interface PullContext {
@@ -86,7 +89,7 @@ async function withControlPack(context: PullContext, pulled: Extract<PullOutcome
   } catch (error) {
     return failure('control-pack', `${(error as Error).message}; the base model ${pulled.path} is fine`);
   }
-  if (!loaded) return pulled;
+  if (!loaded) return withAdapterPack(context, pulled);
   const { pack } = loaded;
   if (pack.base.sha256 !== context.entry.sha256) {
     return failure('control-pack', `the control pack ${loaded.dir} is for a base hashing to ${pack.base.sha256}, the catalog pins ${context.entry.sha256}`);
@@ -101,6 +104,21 @@ async function withControlPack(context: PullContext, pulled: Extract<PullOutcome
   if (derived.kind === 'error') return failure('control-pack', `${derived.message}; the base model ${pulled.path} is fine`);
   await writeVerifiedMark(derivedPath, derived.sha256);
   return { ...pulled, derived: { path: derivedPath, sha256: derived.sha256, made: true } };
+}
+
+/** The verified base and the adapter the repository's adapter pack trained for it, its hash checked. */
+function withAdapterPack(context: PullContext, pulled: Extract<PullOutcome, { kind: 'ok' }>): PullOutcome {
+  let found: ReturnType<typeof verifiedAdapterPack>;
+  try {
+    found = verifiedAdapterPack(context.entry.name, context.options.adapterPacksDir);
+  } catch (error) {
+    return failure('adapter-pack', `${(error as Error).message}; the base model ${pulled.path} is fine`);
+  }
+  if (!found) return pulled;
+  if (found.pack.base.sha256 !== context.entry.sha256) {
+    return failure('adapter-pack', `the adapter pack for ${context.entry.name} was trained on a file hashing to ${found.pack.base.sha256}, the catalog pins ${context.entry.sha256}`);
+  }
+  return { ...pulled, adapter: { path: found.adapterPath } };
 }
 
 function success(context: PullContext, source: PullSource, fallbacks: string[]): PullOutcome {

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The 1.5B's generation adapter on two CPU cores (issue 48; docs/training.md, "An adapter for the
+# 1.5B"): the 0.5B's F2 recipe (rank-8 LoRA on q, k, v, o, lr 2e-4, batches of 1,024 tokens, one
+# epoch, Y read after each NEED instance's verified evidence) with L_Y alone (`--generation-only`:
+# the 1.5B ships no control rows, so no decision is trained or read) and bf16 autocast, on the
+# 1.5B's base file as pulled. Every step resumes: run it again to go on.
+#
+#   models/train/finetune-1.5b-cpu.sh [OUT]      # default ~/.cache/reposhapley/finetune-1.5b
+#
+#   1. the token sequences of the committed labels (extractFeatures --sequences; no model calls; the
+#      0.5B's derived file tokenizes: the two models share one vocabulary).
+#   2. the epoch, checkpointed every 10 minutes in OUT/lora; with no checkpoint there it resumes from
+#      the committed one (models/adapters/qwen2.5-coder-1.5b/training/lora-checkpoint.pt) if that
+#      run's sequences are these; STOP_AFTER=SECONDS stops it (checkpointed) in time.
+#   3. a candidate adapter pack in OUT/candidate (the committed pack, if any, stays).
+#   4. full (POLICIES, e.g. "none,full") on the validation packages' line and API tasks (VAL_LIMIT,
+#      default 100), the 1.5B without and with the candidate, paired.
+#
+# Cost on the Intel Xeon with AMX (2 threads, torch 2.13 CPU wheel, bf16): ~6 s a batch of 1,024
+# tokens idle (fp32: ~16 s), 15 GB of memory at peak (the 1.5B's weights in float32).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
+out="${1:-$cache/finetune-1.5b}"
+gguf_dir="$cache/python/gguf-0.19.0"   # llama.cpp's GGUF reader, unpacked by .ci/run
+name=qwen2.5-coder-1.5b
+mkdir -p "$out"
+source models/controlRows/model-work-setup.sh   # pack, model (the 0.5B's), manifest, python, validation
+node dist/server/src/main.js model pull "$name" >/dev/null
+base="$(node dist/server/src/main.js model path "$name")"
+committed="models/adapters/$name/training/lora-checkpoint.pt"
+
+echo "1/4 sequences of the committed labels -> $out/sequences"
+[[ -s "$out/sequences/sequences.jsonl" ]] || node dist/models/controlRows/extractFeatures.js --sequences \
+  --labels "$pack/labels" --manifest "$manifest" --out "$out/sequences"
+
+echo "2/4 the fine-tune -> $out/lora ($out/lora/train.log)"
+resume=()
+if [[ ! -f "$out/lora/checkpoint.pt" && -f "$committed" ]]; then resume=(--resume-from "$(pwd)/$committed"); fi
+if [[ ! -f "$out/lora/lora.gguf" ]]; then
+  mkdir -p "$out/lora"
+  (cd models/train && PYTHONPATH="$gguf_dir${PYTHONPATH:+:$PYTHONPATH}" nice -n 5 "$python" control_finetune.py --model "$base" \
+    --sequences "$out/sequences/sequences.jsonl" --pack "../../$pack" --out "$out/lora" --mode lora --epochs 1 \
+    --max-tokens 1024 --device cpu --threads 2 --bf16 --completion-after evidence --generation-only --no-train-report \
+    --checkpoint-every 600 --stop-after "${STOP_AFTER:-0}" "${resume[@]}") 2>&1 | tee -a "$out/lora/train.log"
+  [[ -f "$out/lora/lora.gguf" ]] || { echo "stopped with a checkpoint in $out/lora: run this script again to go on"; exit 0; }
+fi
+
+echo "3/4 candidate adapter pack -> $out/candidate"
+[[ -f "$out/candidate/adapter.gguf" ]] || node dist/models/controlRows/packTool.js adapter "$name" \
+  --adapter "$out/lora/lora.gguf" --provenance "$out/lora/metrics.json" --out "$out/candidate"
+
+policies="${POLICIES:-full}"
+echo "4/4 $policies on the validation packages, the 1.5B without and with the candidate"
+bench() { node dist/bench/src/cli.js --model "$base" --threads 2 --seed 1 --resume --no-progress --policies "$policies" \
+  --packages "$validation" --tasks line,api --limit "${VAL_LIMIT:-100}" "$@"; }
+bench --out "$out/val-base"
+bench --adapter "$out/candidate/adapter.gguf" --out "$out/val-adapter"
+for policy in ${policies//,/ }; do
+  node dist/bench/src/compare/cli.js "$out/val-adapter/results.json:$policy" "$out/val-base/results.json:$policy" | tee "$out/compare-$policy.md"
+done
