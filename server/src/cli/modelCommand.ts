@@ -4,7 +4,7 @@
  * go to stdout, progress and problems to stderr.
  */
 import { AUTO_MODEL, chooseAutoModelHere, LATENCY_TARGETS, type AutoChoice } from '../modelStore/autoModel.js';
-import { baseModelAdapter, cachedDerivedModel, cachedModelPath, pullHint, resolveCacheDir } from '../modelStore/cacheDir.js';
+import { cachedDerivedModel, cachedModelPath, pullHint, resolveCacheDir, servedAdapter } from '../modelStore/cacheDir.js';
 import { machineKey, saveSpeedMeasurement, type SpeedMeasurement } from '../modelStore/machineSpeed.js';
 import { MODEL_CATALOG, type CatalogEntry } from '../modelStore/catalog.js';
 import { formatMegabytes } from '../modelStore/outcome.js';
@@ -131,7 +131,10 @@ async function measureAndKeep(model: string, modelPath: string, cacheDir: string
   try {
     const measure = deps.measure ?? measureWithLlama;
     const file = servedFile(model, modelPath, cacheDir);
-    const measured = { ...(await measure(file, threads)), model, machine: machineKey(), measuredAt: new Date((deps.now ?? Date.now)()).toISOString() };
+    const measured = {
+      ...(await measure(file, threads)), model, machine: machineKey(), ...(file.adapterSha256 ? { adapter: file.adapterSha256 } : {}),
+      measuredAt: new Date((deps.now ?? Date.now)()).toISOString(),
+    };
     saveSpeedMeasurement(cacheDir, measured);
     deps.output.err(`${model}: load ${(measured.loadMs / 1000).toFixed(1)} s, ${Math.round(measured.promptTokensPerSecond)} prompt tok/s ` +
       `(${Math.round(measured.shortPromptTokensPerSecond)} on a short prompt), ${measured.generatedTokensPerSecond.toFixed(1)} generated tok/s ` +
@@ -151,25 +154,20 @@ function printChoice(choice: AutoChoice, threads: number, deps: ModelDeps): void
   deps.output.out(`auto (${threads} threads): ${choice.reason}`);
 }
 
-/**
- * The file the server loads for a pulled catalog model: its derived model and adapter where the
- * control pack made them, else the base with its adapter pack's LoRA where it has one.
- */
+/** The file the server loads for a pulled catalog model, and the adapter it loads with (cacheDir.ts servedAdapter). */
 export interface ServedFile {
   path: string;
   adapterPath?: string;
+  adapterSha256?: string;
   hashPinned: boolean;
 }
 
 /** Both are verified against their pins, so they load as the server loads them (hashPinned: checked beside the load). */
 function servedFile(model: string, pulledPath: string, cacheDir: string): ServedFile {
+  const adapter = servedAdapter(model, cacheDir);
   const derived = cachedDerivedModel(model, cacheDir);
-  if (!derived) {
-    const adapterPath = baseModelAdapter(model);
-    return { path: pulledPath, hashPinned: true, ...(adapterPath ? { adapterPath } : {}) };
-  }
-  if (!derived.verified) return { path: pulledPath, hashPinned: true };
-  return { path: derived.path, hashPinned: true, ...(derived.adapterPath ? { adapterPath: derived.adapterPath } : {}) };
+  const file = derived?.verified ? derived.path : pulledPath;
+  return { path: file, hashPinned: true, ...(adapter ? { adapterPath: adapter.path, adapterSha256: adapter.sha256 } : {}) };
 }
 
 async function measureWithLlama(file: ServedFile, threads: number): Promise<Omit<SpeedMeasurement, 'model' | 'machine' | 'measuredAt'>> {

@@ -72,6 +72,10 @@ describe('measurements kept per machine and threads', () => {
     saveSpeedMeasurement(cacheDir, { ...measured(SMALL, 10, 1), machine: 'another CPU × 64' });
     expect(chooseAutoModelHere(cacheDir, 2).model).toBe(LARGE);
     expect(chooseAutoModelHere(cacheDir, 1).unmeasured).toBe(true);
+    // Measured with another adapter than the model is served with now (an older pack): it replaces the
+    // measurement and does not count, so the machine is unmeasured again.
+    saveSpeedMeasurement(cacheDir, { ...measured(SMALL, 3_000, 200, 500), adapter: 'f'.repeat(64) });
+    expect(chooseAutoModelHere(cacheDir, 2).unmeasured).toBe(true);
     // Measured again (the same model, machine, threads and runtime): the new figures replace the old.
     saveSpeedMeasurement(cacheDir, { ...measured(SMALL, 250, 30), measuredAt: '2026-12-07T00:00:00.000Z' });
     expect(chooseAutoModelHere(cacheDir, 2).model).toBe(SMALL);

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { adapterPackFile, adapterPackManifest } from './adapterPack.js';
+import { adapterPackFile, adapterPackManifest, type AdapterPack } from './adapterPack.js';
 import { controlPackManifest, controlPacksDir, type ControlPack } from './controlPack.js';
 import { MODEL_CATALOG, resolveCatalogModel, type CatalogEntry } from './catalog.js';
 import { hasVerifiedMark } from './sidecar.js';
@@ -109,8 +109,40 @@ export function cachedDerivedModel(
  * file than the catalog pins. Reads only the pack's manifest, like {@link cachedDerivedModel}.
  */
 export function baseModelAdapter(name: string): string | undefined {
+  const pack = baseAdapterPack(name);
+  return pack ? adapterPackFile(name, pack) : undefined;
+}
+
+function baseAdapterPack(name: string): AdapterPack | undefined {
   const pack = adapterPackManifest(name);
   const entry = MODEL_CATALOG.find((candidate) => candidate.name === name);
-  if (!pack || !entry || pack.base.sha256 !== entry.sha256) return undefined;
-  return adapterPackFile(name, pack);
+  return pack && entry && pack.base.sha256 === entry.sha256 ? pack : undefined;
+}
+
+/** Pack manifests by catalog name, read once: packs are part of the install. */
+const manifests = new Map<string, { control?: ControlPack; adapter?: AdapterPack }>();
+
+function packsOf(name: string): { control?: ControlPack; adapter?: AdapterPack } {
+  let packs = manifests.get(name);
+  if (!packs) {
+    const control = controlPackManifest(name);
+    packs = control ? { control } : { adapter: baseAdapterPack(name) };
+    manifests.set(name, packs);
+  }
+  return packs;
+}
+
+/**
+ * The LoRA adapter catalog model `name` is served with from `cacheDir` now: its control pack's
+ * when the derived file is made and verified, else its adapter pack's on the base (where it has no
+ * control pack); undefined for none. The speed measurement records its pin, and `auto` counts only
+ * measurements made with what is served.
+ */
+export function servedAdapter(name: string, cacheDir: string): { path: string; sha256: string } | undefined {
+  const { control, adapter } = packsOf(name);
+  if (adapter) return { path: adapterPackFile(name, adapter), sha256: adapter.adapter.sha256 };
+  if (!control?.adapter) return undefined;
+  const derived = path.join(cacheDir, control.derived.fileName);
+  if (!hasVerifiedMark(derived, control.derived.sha256)) return undefined;
+  return { path: path.join(controlPacksDir(), name, control.adapter.file), sha256: control.adapter.sha256 };
 }

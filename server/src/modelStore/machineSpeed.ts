@@ -24,6 +24,12 @@ export interface SpeedMeasurement {
   /** Reading a short prompt cold (96 tokens: what a keystroke's request reads past its cache). */
   shortPromptTokensPerSecond: number;
   generatedTokensPerSecond: number;
+  /**
+   * SHA-256 of the LoRA adapter the model ran with, as its pack pins it (an adapter slows prompts:
+   * llama.cpp cannot use the AMX buffers with one); absent: none. A measurement with another
+   * adapter than the model is served with now does not count (cacheDir.ts servedAdapterPin).
+   */
+  adapter?: string;
   /** The 1-minute load average when it ran: a busy machine measures slow. */
   loadAverage: number;
   /** ISO time. */
@@ -77,14 +83,19 @@ export function readSpeedMeasurements(cacheDir: string): readonly SpeedMeasureme
   return measurements;
 }
 
-/** The measurements that hold for this machine and thread count, one per model (the newest). */
-export function measurementsFor(all: readonly SpeedMeasurement[], threads: number, machine = machineKey()): SpeedMeasurement[] {
-  const newestFirst = all.filter((m) => m.machine === machine && m.threads === threads)
+/**
+ * The measurements that hold for this machine and thread count, one per model (the newest), made
+ * with the adapter `servedAdapter` says the model runs with now.
+ */
+export function measurementsFor(
+  all: readonly SpeedMeasurement[], threads: number, machine = machineKey(), servedAdapter: (model: string) => string | undefined = () => undefined,
+): SpeedMeasurement[] {
+  const newestFirst = all.filter((m) => m.machine === machine && m.threads === threads && m.adapter === servedAdapter(m.model))
     .sort((a, b) => b.measuredAt.localeCompare(a.measuredAt));
   return newestFirst.filter((m, i) => newestFirst.findIndex((other) => other.model === m.model) === i);
 }
 
-/** Adds a measurement, replacing the one for the same model, machine, threads and runtime. */
+/** Adds a measurement, replacing the one for the same model, machine, threads and runtime (whatever its adapter). */
 export function saveSpeedMeasurement(cacheDir: string, measurement: SpeedMeasurement): void {
   const kept = readSpeedMeasurements(cacheDir).filter((m) =>
     !(m.model === measurement.model && m.machine === measurement.machine && m.threads === measurement.threads && m.runtime === measurement.runtime));
@@ -99,6 +110,6 @@ export function saveSpeedMeasurement(cacheDir: string, measurement: SpeedMeasure
 function isMeasurement(value: unknown): value is SpeedMeasurement {
   const m = value as Partial<SpeedMeasurement> | null;
   return typeof m?.model === 'string' && typeof m.machine === 'string' && typeof m.threads === 'number' &&
-    typeof m.runtime === 'string' && typeof m.measuredAt === 'string' &&
+    typeof m.runtime === 'string' && typeof m.measuredAt === 'string' && (m.adapter === undefined || typeof m.adapter === 'string') &&
     [m.loadMs, m.promptTokensPerSecond, m.shortPromptTokensPerSecond, m.generatedTokensPerSecond].every((n) => typeof n === 'number' && Number.isFinite(n) && n > 0);
 }
