@@ -28,23 +28,10 @@ mkdir -p "$out"
 source models/controlRows/model-work-setup.sh   # pack, model (the 0.5B's), manifest, python, validation
 node dist/server/src/main.js model pull "$name" >/dev/null
 base="$(node dist/server/src/main.js model path "$name")"
-committed="models/adapters/$name/training/lora-checkpoint.pt"
+source models/train/finetune-cpu-steps.sh     # sequences_step, finetune_step
 
-echo "1/4 sequences of the committed labels -> $out/sequences"
-[[ -s "$out/sequences/sequences.jsonl" ]] || node dist/models/controlRows/extractFeatures.js --sequences \
-  --labels "$pack/labels" --manifest "$manifest" --out "$out/sequences"
-
-echo "2/4 the fine-tune -> $out/lora ($out/lora/train.log)"
-resume=()
-if [[ ! -f "$out/lora/checkpoint.pt" && -f "$committed" ]]; then resume=(--resume-from "$(pwd)/$committed"); fi
-if [[ ! -f "$out/lora/lora.gguf" ]]; then
-  mkdir -p "$out/lora"
-  (cd models/train && PYTHONPATH="$gguf_dir${PYTHONPATH:+:$PYTHONPATH}" nice -n 5 "$python" control_finetune.py --model "$base" \
-    --sequences "$out/sequences/sequences.jsonl" --pack "../../$pack" --out "$out/lora" --mode lora --epochs 1 \
-    --max-tokens 1024 --device cpu --threads 2 --bf16 --completion-after evidence --generation-only --no-train-report \
-    --checkpoint-every 600 --stop-after "${STOP_AFTER:-0}" "${resume[@]}") 2>&1 | tee -a "$out/lora/train.log"
-  [[ -f "$out/lora/lora.gguf" ]] || { echo "stopped with a checkpoint in $out/lora: run this script again to go on"; exit 0; }
-fi
+sequences_step
+finetune_step "$base" "models/adapters/$name/training/lora-checkpoint.pt" --bf16 --generation-only
 
 echo "3/4 candidate adapter pack -> $out/candidate"
 [[ -f "$out/candidate/adapter.gguf" ]] || node dist/models/controlRows/packTool.js adapter "$name" \

@@ -36,23 +36,10 @@ out="${1:-$cache/finetune-f2}"
 gguf_dir="$cache/python/gguf-0.19.0"   # llama.cpp's GGUF reader, unpacked by .ci/run
 mkdir -p "$out"
 source models/controlRows/model-work-setup.sh   # pack, model, manifest, python, validation
-committed="$pack/training/f2-lora-checkpoint.pt"
+source models/train/finetune-cpu-steps.sh     # sequences_step, finetune_step
 
-echo "1/4 sequences of the committed labels -> $out/sequences"
-[[ -s "$out/sequences/sequences.jsonl" ]] || node dist/models/controlRows/extractFeatures.js --sequences \
-  --labels "$pack/labels" --manifest "$manifest" --out "$out/sequences"
-
-echo "2/4 the fine-tune -> $out/lora ($out/lora/train.log)"
-resume=()
-if [[ ! -f "$out/lora/checkpoint.pt" && -f "$committed" ]]; then resume=(--resume-from "$(pwd)/$committed"); fi
-if [[ ! -f "$out/lora/lora.gguf" ]]; then
-  mkdir -p "$out/lora"
-  (cd models/train && PYTHONPATH="$gguf_dir${PYTHONPATH:+:$PYTHONPATH}" nice -n 5 "$python" control_finetune.py --model "$model" \
-    --sequences "$out/sequences/sequences.jsonl" --pack "../../$pack" --out "$out/lora" --mode lora --epochs 1 \
-    --max-tokens 1024 --device cpu --threads 2 --completion-after evidence --no-initial-eval --no-train-report \
-    --checkpoint-every 600 --stop-after "${STOP_AFTER:-0}" "${resume[@]}") 2>&1 | tee -a "$out/lora/train.log"
-  [[ -f "$out/lora/lora.gguf" ]] || { echo "stopped with a checkpoint in $out/lora: run this script again to go on"; exit 0; }
-fi
+sequences_step
+finetune_step "$model" "$pack/training/f2-lora-checkpoint.pt" --no-initial-eval
 
 echo "3/4 variant pack -> $out/variant"
 [[ -f "$out/variant/adapter.gguf" ]] || node dist/models/controlRows/packTool.js variant qwen2.5-coder-0.5b --out "$out/variant" \

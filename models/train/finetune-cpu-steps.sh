@@ -1,0 +1,27 @@
+# Sourced by the CPU fine-tune scripts (finetune-f2-cpu.sh, finetune-1.5b-cpu.sh), after
+# model-work-setup.sh, with $out and $gguf_dir set: their first two steps, each resumable.
+
+# Step 1: the token sequences of the committed labels (no model calls) -> $out/sequences.
+sequences_step() {
+  echo "1/4 sequences of the committed labels -> $out/sequences"
+  [[ -s "$out/sequences/sequences.jsonl" ]] || node dist/models/controlRows/extractFeatures.js --sequences \
+    --labels "$pack/labels" --manifest "$manifest" --out "$out/sequences"
+}
+
+# Step 2: one LoRA epoch of control_finetune.py on MODEL -> $out/lora, checkpointed every 10 minutes;
+# with no checkpoint there it resumes from COMMITTED (a checkpoint.pt in the repository) when that
+# exists. The trainer's own arguments follow. Exits the script (0) when STOP_AFTER stopped it.
+finetune_step() {
+  local model_file="$1" committed="$2"
+  shift 2
+  echo "2/4 the fine-tune -> $out/lora ($out/lora/train.log)"
+  local resume=()
+  if [[ ! -f "$out/lora/checkpoint.pt" && -f "$committed" ]]; then resume=(--resume-from "$(pwd)/$committed"); fi
+  [[ -f "$out/lora/lora.gguf" ]] && return 0
+  mkdir -p "$out/lora"
+  (cd models/train && PYTHONPATH="$gguf_dir${PYTHONPATH:+:$PYTHONPATH}" nice -n 5 "$python" control_finetune.py --model "$model_file" \
+    --sequences "$out/sequences/sequences.jsonl" --pack "../../$pack" --out "$out/lora" --mode lora --epochs 1 \
+    --max-tokens 1024 --device cpu --threads 2 --completion-after evidence --no-train-report \
+    --checkpoint-every 600 --stop-after "${STOP_AFTER:-0}" "${resume[@]}" "$@") 2>&1 | tee -a "$out/lora/train.log"
+  [[ -f "$out/lora/lora.gguf" ]] || { echo "stopped with a checkpoint in $out/lora: run this script again to go on"; exit 0; }
+}
