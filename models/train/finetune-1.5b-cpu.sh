@@ -16,8 +16,10 @@
 #   4. full (POLICIES, e.g. "none,full") on the validation packages' line and API tasks (VAL_LIMIT,
 #      default 100), the 1.5B without and with the candidate, paired.
 #
-# Cost on the Intel Xeon with AMX (2 threads, torch 2.13 CPU wheel, bf16): ~6 s a batch of 1,024
-# tokens idle (fp32: ~16 s), 15 GB of memory at peak (the 1.5B's weights in float32).
+# Run it with REPOSHAPLEY_PYTHON= a Python with torch 2.13 (docs/training.md). Cost on the Intel Xeon
+# with AMX (2 threads, torch 2.13 CPU wheel, bf16), 2026-12-06: 235 batches of 1,024 tokens at 6-10 s
+# each (fp32: ~16 s), 15-17 GB of memory (the 1.5B's weights in float32); step 4 ~8 s a task.
+# The first run was not adopted (docs/history/2026-12-06-1.5b-adapter-first-run.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"

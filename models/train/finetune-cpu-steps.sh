@@ -19,7 +19,10 @@ finetune_step() {
   if [[ ! -f "$out/lora/checkpoint.pt" && -f "$committed" ]]; then resume=(--resume-from "$(pwd)/$committed"); fi
   [[ -f "$out/lora/lora.gguf" ]] && return 0
   mkdir -p "$out/lora"
-  (cd models/train && PYTHONPATH="$gguf_dir${PYTHONPATH:+:$PYTHONPATH}" nice -n 5 "$python" control_finetune.py --model "$model_file" \
+  # glibc's allocator otherwise returns and refaults the activations' pages every batch: the 1.5B's
+  # epoch slowed from 6–10 to ~40 s a batch as its heap grew (2026-12-06) (../shared/PLATFORM-FACTS.md, "Allocator").
+  (cd models/train && GLIBC_TUNABLES="${GLIBC_TUNABLES:-glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736}" \
+    PYTHONPATH="$gguf_dir${PYTHONPATH:+:$PYTHONPATH}" nice -n 5 "$python" control_finetune.py --model "$model_file" \
     --sequences "$out/sequences/sequences.jsonl" --pack "../../$pack" --out "$out/lora" --mode lora --epochs 1 \
     --max-tokens 1024 --device cpu --threads 2 --completion-after evidence --no-train-report \
     --checkpoint-every 600 --stop-after "${STOP_AFTER:-0}" "${resume[@]}" "$@") 2>&1 | tee -a "$out/lora/train.log"
