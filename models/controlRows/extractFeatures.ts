@@ -24,7 +24,9 @@
  *
  * With --sequences it writes the token sequences instead (sequences.jsonl: per instance the label
  * fields and the token ids of instanceSequences.ts), for the fine-tune (models/train/control_finetune.py),
- * with no forward pass: seconds, not minutes.
+ * with no forward pass: seconds, not minutes. --evidence full makes each record's evidence prompt the
+ * `full` policy's (every packed candidate), for every record that rebuilds, labeled or not: data for
+ * a generation-only fine-tune, which needs no Shapley label.
  *
  *   node dist/models/controlRows/extractFeatures.js [--labels DIR] [--model NAME|FILE] [--source shapley] [--sequences]
  */
@@ -48,7 +50,9 @@ import { LABEL_SOURCES, type LabelSource } from '../data/distillSequences.js';
 import { openRepository } from '../data/repositoryTools.js';
 import { DEFAULT_LABEL_MODEL, defaultLabelFolders, readLabelsByRepository } from '../labeling/rebuildInstance.js';
 import { generationStates } from './generationStates.js';
-import { instanceSequences, TRIGGER_TARGETS, type InstanceFields, type InstanceSequences, type TriggerTarget } from './instanceSequences.js';
+import {
+  EVIDENCE_PROMPTS, instanceSequences, TRIGGER_TARGETS, type EvidencePrompt, type InstanceFields, type InstanceSequences, type TriggerTarget,
+} from './instanceSequences.js';
 import { PACK_TOKEN_TEXTS } from './packFiles.js';
 
 /**
@@ -70,6 +74,7 @@ interface Options {
   sequences: boolean;
   triggerTarget: TriggerTarget;
   selection: boolean;
+  evidence: EvidencePrompt;
   adapter?: string;
 }
 
@@ -227,7 +232,7 @@ async function writeMeta(
   const tokenIds = Object.fromEntries(PACK_TOKEN_TEXTS.map((text) => [text, tokenIdOf(model, text)]));
   const meta = {
     featureFormat: FEATURE_FORMAT, model: modelPath, adapter: options.adapter ?? null, source: options.source, triggerTarget: options.triggerTarget,
-    selection: options.selection, hidden, vocabulary, controlTokens: tokenIds,
+    selection: options.selection, evidence: options.evidence, hidden, vocabulary, controlTokens: tokenIds,
   };
   await writeFile(path.join(out, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
   return hidden;
@@ -274,11 +279,15 @@ function parseOptions(): Options {
     .option('--trigger-target <name>', `what labels the trigger: ${TRIGGER_TARGETS.join(' | ')}`, 'verified')
     .option('--no-selection', 'skip the candidate steps: only the trigger and generation states (for training the trigger rows)')
     .option('--adapter <file>', 'read the states through this LoRA adapter GGUF (the one the server applies with the rows)')
+    .option('--evidence <prompt>', `the prompt Y is read after for the fine-tune's F2 term: ${EVIDENCE_PROMPTS.join(' | ')} ` +
+      '(full: every packed candidate, for every record that rebuilds, labeled or not; with --sequences, for --generation-only)', 'verified')
     .parse()
     .opts<Options>();
   if (!LABEL_SOURCES.includes(options.source)) throw new Error(`--source must be one of ${LABEL_SOURCES.join(', ')}`);
   if (!TRIGGER_TARGETS.includes(options.triggerTarget)) throw new Error(`--trigger-target must be one of ${TRIGGER_TARGETS.join(', ')}`);
   if (options.adapter && !existsSync(options.adapter)) throw new Error(`--adapter ${options.adapter}: no such file`);
+  if (!EVIDENCE_PROMPTS.includes(options.evidence)) throw new Error(`--evidence must be one of ${EVIDENCE_PROMPTS.join(', ')}`);
+  if (options.evidence === 'full' && !options.sequences) throw new Error('--evidence full writes token sequences for a generation-only fine-tune: add --sequences');
   if (options.minEs !== undefined && !(options.minEs >= 0 && options.minEs <= 100 && options.source === 'shapley')) {
     throw new Error('--min-es is an ES in [0, 100], for --source shapley');
   }

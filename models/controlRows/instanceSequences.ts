@@ -9,7 +9,7 @@ import type { CompletionModel } from '../../server/src/model/completionModel.js'
 import type { PromptLayout } from '../../server/src/prompt/layouts.js';
 import { toTokenIds } from '../../server/src/prompt/segments.js';
 import { DEFAULT_SETTINGS } from '../../shared/settings.js';
-import { distillLabel, keptIndices, type LabelSource } from '../data/distillSequences.js';
+import { distillLabel, keptIndices, type DistillLabel, type LabelSource } from '../data/distillSequences.js';
 import type { openRepository } from '../data/repositoryTools.js';
 import type { PromptSettings } from '../data/trainingSequences.js';
 import { DEFAULT_CHUNKSHAPLEY_OPTIONS } from '../labeling/chunkShapley.js';
@@ -64,12 +64,23 @@ export interface InstanceSequences {
 export type TriggerTarget = 'verified' | 'full-helps';
 export const TRIGGER_TARGETS: readonly TriggerTarget[] = ['verified', 'full-helps'];
 
+/**
+ * Which prompt `evidence` is. `verified`: the verified coalition S* (NEED instances that keep a
+ * candidate), the paper's F2. `full`: every packed candidate, the `full` policy's prompt, for every
+ * record that rebuilds, labeled or not: data for a generation-only fine-tune
+ * (control_finetune.py --generation-only), which reads Y alone and needs no Shapley label.
+ */
+export type EvidencePrompt = 'verified' | 'full';
+export const EVIDENCE_PROMPTS: readonly EvidencePrompt[] = ['verified', 'full'];
+
 export interface SequenceOptions {
   source: LabelSource;
   minEs?: number;
   triggerTarget?: TriggerTarget;
   /** False: no selection steps (features for the trigger's rows alone need none). */
   selection?: boolean;
+  /** Default `verified`. */
+  evidence?: EvidencePrompt;
 }
 
 /** NEED when every candidate together decodes better than none (ES); undefined without that decode. */
@@ -87,7 +98,7 @@ export async function instanceSequences(
 ): Promise<InstanceSequences | 'stale' | 'unlabeled'> {
   const thresholds = options.minEs === undefined ? undefined : { ...DEFAULT_CHUNKSHAPLEY_OPTIONS.thresholds, minEs: options.minEs };
   const label = distillLabel(record, options.source, thresholds);
-  const retrieval = options.triggerTarget === 'full-helps' ? fullRetrieveHelps(record) : label?.retrieval;
+  const retrieval = triggerLabel(record, label, options);
   if (!retrieval) return 'unlabeled';
   const prompt: PromptSettings = {
     contextSize: model.info.contextSize, special: model.info.special, echoLines: model.info.echoLines, layout,
@@ -103,10 +114,10 @@ export async function instanceSequences(
     throw new Error('the no-retrieval prompt does not continue the trigger prompt: the layout reads them apart (prompt/layouts.ts)');
   }
   // KEEP/DROP are learned where the verified label says NEED, whatever labels the trigger.
-  const selection = options.selection !== false && label?.retrieval === 'need' && prepared.plan.packed.length > 0
+  const selection = options.evidence !== 'full' && options.selection !== false && label?.retrieval === 'need' && prepared.plan.packed.length > 0
     ? selectionSteps(control.selection(prepared.plan), trigger.length, label.keep, ids, model)
     : [];
-  const kept = label?.retrieval === 'need' ? keptIndices(label.keep) : [];
+  const kept = evidenceChunks(label, options.evidence ?? 'verified', prepared.plan.packed.length);
   const evidence = kept.length > 0 ? ids(layout.generation(prepared.plan, kept)) : undefined;
   return {
     fields: {
@@ -117,6 +128,24 @@ export async function instanceSequences(
     trigger, generation: noRetrieval.slice(trigger.length), y: prepared.y.ids, end: model.info.special.endOfText,
     ...(evidence ? { evidence } : {}), selection,
   };
+}
+
+/**
+ * What labels the trigger (SequenceOptions.triggerTarget), undefined for a record the source keeps
+ * nothing of; with `evidence: full` every record has one, since Y after every candidate needs no
+ * label: what Full-Retrieve's decode did (DONE without that decode).
+ */
+export function triggerLabel(
+  record: Pick<LabelRecord, 'candidates' | 'pool' | 'empty'>, label: DistillLabel | undefined, options: Pick<SequenceOptions, 'triggerTarget' | 'evidence'>,
+): 'need' | 'done' | undefined {
+  const labeled = options.triggerTarget === 'full-helps' ? fullRetrieveHelps(record) : label?.retrieval;
+  return labeled ?? (options.evidence === 'full' ? fullRetrieveHelps(record) ?? 'done' : undefined);
+}
+
+/** The packed chunks the evidence prompt keeps: S* of a NEED label (`verified`), or all of them (`full`). */
+export function evidenceChunks(label: DistillLabel | undefined, evidence: EvidencePrompt, packed: number): number[] {
+  if (evidence === 'full') return Array.from({ length: packed }, (_, i) => i);
+  return label?.retrieval === 'need' ? keptIndices(label.keep) : [];
 }
 
 function selectionSteps(

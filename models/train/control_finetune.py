@@ -344,6 +344,10 @@ def main() -> None:
     by_text = {t["text"]: t["id"] for t in pack["tokens"]}
     ids = {name: by_text[f"<{name.upper()}>"] for name in ("need", "done", "keep", "drop")}
     trigger = pack.get("trigger", "pair")
+    meta = args.sequences.parent / "meta.json"
+    if not args.generation_only and meta.exists() and json.loads(meta.read_text()).get("evidence") == "full":
+        parser.error(f"{args.sequences} reads Y after every candidate for unlabeled records too (extractFeatures --evidence full): "
+                     "train them with --generation-only")
     records = [json.loads(line) for line in args.sequences.read_text().splitlines() if line.strip()]
     train = [r for r in records if r["split"] == "train"]
     val = [r for r in records if r["split"] == "val"]
