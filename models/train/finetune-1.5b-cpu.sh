@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The 1.5B's generation adapter on two CPU cores (issue 48; docs/training.md, "An adapter for the
 # 1.5B"): the 0.5B's F2 recipe (rank-8 LoRA on q, k, v, o, lr 2e-4, batches of 1,024 tokens, one
-# epoch, Y read after each NEED instance's verified evidence) with L_Y alone (`--generation-only`:
-# the 1.5B ships no control rows, so no decision is trained or read) and bf16 autocast, on the
-# 1.5B's base file as pulled. Every step resumes: run it again to go on.
+# epoch) with L_Y alone (`--generation-only`: the 1.5B ships no control rows, so no decision is
+# trained or read), Y read after the full policy's prompt, and bf16 autocast, on the 1.5B's base
+# file as pulled. Every step resumes: run it again to go on.
 #
 #   models/train/finetune-1.5b-cpu.sh [OUT]      # default ~/.cache/reposhapley/finetune-1.5b
 #
-#   1. the token sequences of the committed labels (extractFeatures --sequences; no model calls; the
-#      0.5B's derived file tokenizes: the two models share one vocabulary).
+#   1. the token sequences of the committed labels (extractFeatures --sequences --evidence full: Y
+#      after the full policy's prompt for every record that rebuilds, labeled or not; no model calls;
+#      the 0.5B's derived file tokenizes: the two models share one vocabulary). The first run
+#      (2026-12-06, not adopted) read Y after the verified evidence of 366 instances instead.
 #   2. the epoch, checkpointed every 10 minutes in OUT/lora; with no checkpoint there it resumes from
 #      the committed one (models/adapters/qwen2.5-coder-1.5b/training/lora-checkpoint.pt) if that
 #      run's sequences are these; STOP_AFTER=SECONDS stops it (checkpointed) in time.
@@ -19,7 +21,9 @@
 # Run it with REPOSHAPLEY_PYTHON= a Python with torch 2.13 (docs/training.md). Cost on the Intel Xeon
 # with AMX (2 threads, torch 2.13 CPU wheel, bf16), 2026-12-06: 235 batches of 1,024 tokens at 6-10 s
 # each (fp32: ~16 s), 15-17 GB of memory (the 1.5B's weights in float32); step 4 ~8 s a task.
-# The first run was not adopted (docs/history/2026-12-06-1.5b-adapter-first-run.md).
+# The first run was not adopted (docs/history/2026-12-06-1.5b-adapter-first-run.md); the second, on
+# these sequences (834 training instances, 825 batches), started 2026-12-06 with its checkpoint
+# committed in models/adapters/qwen2.5-coder-1.5b/training/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
@@ -32,8 +36,8 @@ node dist/server/src/main.js model pull "$name" >/dev/null
 base="$(node dist/server/src/main.js model path "$name")"
 source models/train/finetune-cpu-steps.sh     # sequences_step, finetune_step
 
-sequences_step
-finetune_step "$base" "models/adapters/$name/training/lora-checkpoint.pt" --bf16 --generation-only
+sequences_step --evidence full
+finetune_step "$base" "models/adapters/$name/training/lora-checkpoint.pt" --bf16 --generation-only --no-initial-eval
 
 echo "3/4 candidate adapter pack -> $out/candidate"
 [[ -f "$out/candidate/adapter.gguf" ]] || node dist/models/controlRows/packTool.js adapter "$name" \

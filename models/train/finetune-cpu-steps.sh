@@ -1,11 +1,12 @@
 # Sourced by the CPU fine-tune scripts (finetune-f2-cpu.sh, finetune-1.5b-cpu.sh), after
 # model-work-setup.sh, with $out and $gguf_dir set: their first two steps, each resumable.
 
-# Step 1: the token sequences of the committed labels (no model calls) -> $out/sequences.
+# Step 1: the token sequences of the committed labels (no model calls) -> $out/sequences; more
+# extractFeatures arguments may follow (--evidence full).
 sequences_step() {
   echo "1/4 sequences of the committed labels -> $out/sequences"
   [[ -s "$out/sequences/sequences.jsonl" ]] || node dist/models/controlRows/extractFeatures.js --sequences \
-    --labels "$pack/labels" --manifest "$manifest" --out "$out/sequences"
+    --labels "$pack/labels" --manifest "$manifest" --out "$out/sequences" "$@"
 }
 
 # Step 2: one LoRA epoch of control_finetune.py on MODEL -> $out/lora, checkpointed every 10 minutes;
