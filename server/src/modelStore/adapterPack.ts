@@ -7,10 +7,10 @@
  *   models/adapters/<catalog name>/adapter.json   the base's and the adapter's hashes, provenance
  *   models/adapters/<catalog name>/adapter.gguf   the LoRA (llama.cpp's format, models/train/lora_gguf.py)
  */
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../util/packageRoot.js';
+import { sha256 } from './controlPack.js';
 
 export const ADAPTER_PACK_FORMAT = 'reposhapley-adapter-pack/1';
 
@@ -50,8 +50,7 @@ export function verifiedAdapterPack(name: string, dir = adapterPacksDir()): { pa
   if (!pack) return undefined;
   const adapterPath = path.join(dir, name, pack.adapter.file);
   if (!existsSync(adapterPath)) throw new Error(`${adapterPath} is missing; the adapter pack is incomplete`);
-  const digest = createHash('sha256').update(readFileSync(adapterPath)).digest('hex');
-  if (digest !== pack.adapter.sha256) throw new Error(`${adapterPath}: its SHA-256 is not the one adapter.json pins; the pack is damaged or half-updated`);
+  if (sha256(readFileSync(adapterPath)) !== pack.adapter.sha256) throw new Error(`${adapterPath}: its SHA-256 is not the one adapter.json pins; the pack is damaged or half-updated`);
   return { pack, adapterPath };
 }
 

@@ -103,33 +103,30 @@ export function cachedDerivedModel(
   };
 }
 
-/**
- * The LoRA adapter an adapter pack (adapterPack.ts) trained for catalog model `name`, applied to
- * its base file as pulled: undefined when the repository has none, or one trained on another
- * file than the catalog pins. Reads only the pack's manifest, like {@link cachedDerivedModel}.
- */
-export function baseModelAdapter(name: string): string | undefined {
-  const pack = baseAdapterPack(name);
-  return pack ? adapterPackFile(name, pack) : undefined;
-}
-
-function baseAdapterPack(name: string): AdapterPack | undefined {
-  const pack = adapterPackManifest(name);
-  const entry = MODEL_CATALOG.find((candidate) => candidate.name === name);
-  return pack && entry && pack.base.sha256 === entry.sha256 ? pack : undefined;
-}
-
 /** Pack manifests by catalog name, read once: packs are part of the install. */
 const manifests = new Map<string, { control?: ControlPack; adapter?: AdapterPack }>();
 
+/** A control pack, or else an adapter pack trained on the file the catalog pins (none trained on another). */
 function packsOf(name: string): { control?: ControlPack; adapter?: AdapterPack } {
   let packs = manifests.get(name);
   if (!packs) {
     const control = controlPackManifest(name);
-    packs = control ? { control } : { adapter: baseAdapterPack(name) };
+    const adapter = control ? undefined : adapterPackManifest(name);
+    const entry = MODEL_CATALOG.find((candidate) => candidate.name === name);
+    packs = control ? { control } : adapter && adapter.base.sha256 === entry?.sha256 ? { adapter } : {};
     manifests.set(name, packs);
   }
   return packs;
+}
+
+/**
+ * The LoRA adapter an adapter pack (adapterPack.ts) trained for catalog model `name`, applied to
+ * its base file as pulled: undefined when the repository has none, or one trained on another
+ * file than the catalog pins. Reads only the pack's manifest, once.
+ */
+export function baseModelAdapter(name: string): string | undefined {
+  const { adapter } = packsOf(name);
+  return adapter ? adapterPackFile(name, adapter) : undefined;
 }
 
 /**
@@ -141,8 +138,6 @@ function packsOf(name: string): { control?: ControlPack; adapter?: AdapterPack }
 export function servedAdapter(name: string, cacheDir: string): { path: string; sha256: string } | undefined {
   const { control, adapter } = packsOf(name);
   if (adapter) return { path: adapterPackFile(name, adapter), sha256: adapter.adapter.sha256 };
-  if (!control?.adapter) return undefined;
-  const derived = path.join(cacheDir, control.derived.fileName);
-  if (!hasVerifiedMark(derived, control.derived.sha256)) return undefined;
-  return { path: path.join(controlPacksDir(), name, control.adapter.file), sha256: control.adapter.sha256 };
+  const derived = cachedDerivedModel(name, cacheDir, () => control);
+  return derived?.verified && derived.adapterPath && control?.adapter ? { path: derived.adapterPath, sha256: control.adapter.sha256 } : undefined;
 }

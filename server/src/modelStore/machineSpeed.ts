@@ -27,7 +27,7 @@ export interface SpeedMeasurement {
   /**
    * SHA-256 of the LoRA adapter the model ran with, as its pack pins it (an adapter slows prompts:
    * llama.cpp cannot use the AMX buffers with one); absent: none. A measurement with another
-   * adapter than the model is served with now does not count (cacheDir.ts servedAdapterPin).
+   * adapter than the model is served with now does not count (cacheDir.ts servedAdapter).
    */
   adapter?: string;
   /** The 1-minute load average when it ran: a busy machine measures slow. */
