@@ -14,6 +14,7 @@ import type { PullFunction } from '../server/src/completion/modelPuller.js';
 import type { SpeedMeasurer } from '../server/src/completion/speedMeasurement.js';
 import { machineKey, saveSpeedMeasurement } from '../server/src/modelStore/machineSpeed.js';
 import { DEFAULT_MODEL_NAME, resolveCatalogModel } from '../server/src/modelStore/catalog.js';
+import { controlPackManifest } from '../server/src/modelStore/controlPack.js';
 import { writeVerifiedMark } from '../server/src/modelStore/sidecar.js';
 import { createMemoryLogger } from '../server/src/util/logger.js';
 import { writeTinyModel } from './support/tinyModel.js';
@@ -113,6 +114,33 @@ test('model auto on a machine not measured yet: the pull fetches the smallest mo
   const chosenBy = expect.stringMatching(/^auto: qwen2\.5-coder-0\.5b: 250 prompt tok\/s measured, .*qwen2\.5-coder-1\.5b would take/);
   expect(statuses.at(-1)).toEqual({ model: { label: ENTRY.name, fallback: false, chosenBy } });
   expect((await completeTrace(engine)).model).toEqual({ label: ENTRY.name, layout: expect.any(String), fallback: false, chosenBy });
+});
+
+test('a pull that applies the control pack: the next completion runs on the merged file it made, and the answer says so', async () => {
+  const cacheDir = path.join(workspace.dir, 'cache-pack');
+  const pack = controlPackManifest(DEFAULT_MODEL_NAME)!;
+  // What a real pull leaves for the repository's pack: the derived model and the one with the adapter folded in, verified.
+  const pullWithPack: PullFunction = async (name, options) => {
+    const pulled = await fakePull(name, options);
+    if (pulled.kind !== 'ok') return pulled;
+    const made = async (fileName: string, sha256: string) => {
+      const file = path.join(cacheDir, fileName);
+      copyFileSync(pulledModel, file);
+      await writeVerifiedMark(file, sha256);
+      return { path: file, sha256, made: true };
+    };
+    return { ...pulled, derived: await made(pack.derived.fileName, pack.derived.sha256), merged: await made(pack.merged!.fileName, pack.merged!.sha256) };
+  };
+  const engine = createCompletionEngine({
+    logger: createMemoryLogger(), pull: pullWithPack, plan: { env: {}, bundled: () => workspace.modelPath },
+    settings: { model: DEFAULT_MODEL_NAME, modelCacheDir: cacheDir, policy: 'none', threads: 1, maxTokens: 4 },
+  });
+  engines.push(engine);
+  await engine.indexWorkspace([workspace.root], () => {});
+  engine.openDocument(workspace.probeUri, PROBE_PY, 1);
+  const result = await engine.pullModel(undefined, () => {}, new AbortController().signal);
+  expect(result).toMatchObject({ kind: 'ok', name: DEFAULT_MODEL_NAME, inUse: true });
+  expect((await completeTrace(engine)).model).toMatchObject({ label: `${DEFAULT_MODEL_NAME}+control+lora`, fallback: false });
 });
 
 test('a model pulled while modelPath is set is kept for later but not used', async () => {

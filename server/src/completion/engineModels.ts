@@ -115,12 +115,16 @@ export class EngineModels {
     if (pulled.kind === 'error') return { kind: 'error', code: pulled.code, message: pulled.message };
     const result = { kind: 'ok' as const, name: wanted, path: pulled.path, source: pulled.source };
     if (settings.model === AUTO_MODEL && plan.speedUnmeasured) await this.measureForAuto(wanted, settings);
-    // Loaded now (the plan sees the verified file), so the answer can say completions use it.
-    const selected = planModel(settings, this.planInputs).candidates[0]?.path === pulled.path;
+    // Loaded now (the plan sees the verified file), so the answer can say completions use it. The
+    // plan serves what the pull made of the file where a control pack applies (derived, merged).
+    const pulledFiles = [pulled.path, pulled.derived?.path, pulled.merged?.path];
+    const selected = pulledFiles.includes(planModel(settings, this.planInputs).candidates[0]?.path);
     if (!selected) return { ...result, inUse: false };
     if (!settings.enabled || this.disposed) return { ...result, inUse: true }; // loads at the first completion
     const state = await this.warm();
-    return { ...result, inUse: state.kind === 'ok' && !state.isFallback && state.label === wanted };
+    // The label names what the pack made of it too (`name+control+lora`).
+    const servesWanted = state.kind === 'ok' && !state.isFallback && (state.label === wanted || state.label.startsWith(`${wanted}+`));
+    return { ...result, inUse: servesWanted };
   }
 
   modelToPull(name: string | undefined): string {
