@@ -3,7 +3,7 @@
  * just opened, model load and indexing included (driver/coldStart.ts), repeated. `reposhapley
  * complete` times the same work plus the CLI's own exit; this is the editor's view of it.
  *
- *   npx tsc -p tsconfig.json && node dist/bench/src/coldStartBench.js [FILE:LINE:COL] [--repeats 5] [--threads N]
+ *   npx tsc -p tsconfig.json && node dist/bench/src/coldStartBench.js [FILE:LINE:COL] [--repeats 5] [--threads N] [--adapter FILE]
  *
  * Every run starts its own model host in a folder of its own, so nothing is loaded before it. With
  * `--warm-host`, a model host already serves the model (another window has it open, or one closed
@@ -11,7 +11,9 @@
  *
  * Default location: the README's fixture (test/fixtures/lsp-workspace/main.py:11:23, that folder
  * as the workspace). The server runs with its default settings (the pulled default model, its
- * control pack and adapter), so set up as the README says first.
+ * control pack and adapter), so set up as the README says first. `--adapter FILE` sets the
+ * adapterPath setting: the pack's own `adapter.gguf` there times the derived model with its adapter
+ * applied at load, against the file with it folded in that the server serves otherwise.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -35,6 +37,7 @@ interface Options {
   workspace?: string;
   serverLog?: string;
   warmHost?: boolean;
+  adapter?: string;
 }
 
 function report(runs: ColdStart[], location: string): string {
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
     .option('--workspace <dir>', 'workspace root (default: the file\'s project root)')
     .option('--server-log <file>', 'append each server\'s debug log to this file')
     .option('--warm-host', 'a model host already has the model loaded (one unmeasured start loads it first)')
+    .option('--adapter <file>', 'the adapterPath setting: a LoRA adapter applied at load')
     .parse();
   const options = program.opts<Options>();
   const locationText = program.args[0] ?? DEFAULT_LOCATION;
@@ -80,9 +84,14 @@ async function main(): Promise<void> {
 
 type Target = Parameters<typeof coldStart>[0];
 
+/** The settings the options change (threads, the adapterPath). */
+function serverSettings(options: Options): SettingsPatch {
+  return { ...(options.threads ? { threads: options.threads } : {}), ...(options.adapter ? { adapterPath: path.resolve(options.adapter) } : {}) };
+}
+
 /** Each run with a model host of its own that ends with its server: nothing loaded before it. */
 async function coldStarts(target: Target, options: Options): Promise<ColdStart[]> {
-  const settings: SettingsPatch = { ...(options.threads ? { threads: options.threads } : {}), modelHostIdleSeconds: 0 };
+  const settings: SettingsPatch = { ...serverSettings(options), modelHostIdleSeconds: 0 };
   const runs: ColdStart[] = [];
   for (let i = 0; i < options.repeats; i++) {
     const hosts = mkdtempSync(path.join(os.tmpdir(), 'cold-start-hosts-'));
@@ -97,7 +106,7 @@ async function coldStarts(target: Target, options: Options): Promise<ColdStart[]
 
 /** Each run a new server beside a model host that stays loaded between them (idle 60 s). */
 async function warmHostStarts(target: Target, options: Options): Promise<ColdStart[]> {
-  const settings: SettingsPatch = { ...(options.threads ? { threads: options.threads } : {}), modelHostIdleSeconds: 60 };
+  const settings: SettingsPatch = { ...serverSettings(options), modelHostIdleSeconds: 60 };
   const hosts = mkdtempSync(path.join(os.tmpdir(), 'warm-start-hosts-'));
   const env = { ...process.env, REPOSHAPLEY_MODEL_HOST_DIR: hosts };
   try {

@@ -3,7 +3,8 @@
  * model host together at most one window's + 150 MB per extra window). For N = 1, 2, 3: N built
  * servers on the same workspace, each completing once at the same file (so the model is loaded
  * and each has its own session), then the resident memory of every server and of every model host
- * is read from /proc. With `--no-shared-model-host` each server has a host of its own.
+ * is read from /proc: RSS each, and the proportional set size of them all (`pssKiB`). With
+ * `--no-shared-model-host` each server has a host of its own.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/src/sharedHostMemoryBench.js FILE:LINE:COL [--workspace DIR] [--windows 3] [--no-shared-model-host]
  */
@@ -30,6 +31,22 @@ interface Sample {
   windows: number;
   serversKiB: number[];
   hostsKiB: number[];
+  /** Proportional set size of the servers and hosts together: a page shared by k of them counts 1/k in each. */
+  totalPssKiB: number;
+}
+
+/**
+ * The process's proportional set size in KiB (`Pss:` of /proc/PID/smaps_rollup), 0 once it exited.
+ * RSS counts the pages every server and host share (node's own binary and libraries, ~45 MB) once
+ * per process; PSS counts them once in all, so the sum is the memory the windows take together.
+ */
+function pssKiB(pid: number): number {
+  try {
+    const match = /^Pss:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
 }
 
 async function openWindows(count: number, target: { root: string; file: string; line: number; character: number }, options: Options, hosts: string): Promise<RawLspClient[]> {
@@ -56,7 +73,8 @@ async function sample(count: number, target: Parameters<typeof openWindows>[1], 
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const serversKiB = clients.map((client) => client.rssKiB() ?? 0);
     const hostPids = options.sharedModelHost ? (await listHosts(hosts)).map((host) => host.pid) : clients.flatMap((client) => client.childPids());
-    return { windows: count, serversKiB, hostsKiB: hostPids.map((pid) => clients[0]!.rssKiB(pid) ?? 0) };
+    const totalPssKiB = [...clients.map((client) => client.pid), ...hostPids].reduce((sum, pid) => sum + pssKiB(pid), 0);
+    return { windows: count, serversKiB, hostsKiB: hostPids.map((pid) => clients[0]!.rssKiB(pid) ?? 0), totalPssKiB };
   } finally {
     await Promise.all(clients.map((client) => client.dispose()));
     rmSync(hosts, { recursive: true, force: true });
@@ -66,12 +84,13 @@ async function sample(count: number, target: Parameters<typeof openWindows>[1], 
 function report(samples: Sample[]): string {
   const mb = (kib: number) => (kib / 1024).toFixed(0);
   const total = (s: Sample) => [...s.serversKiB, ...s.hostsKiB].reduce((a, b) => a + b, 0);
-  const one = total(samples[0]!);
+  const [one, onePss] = [total(samples[0]!), samples[0]!.totalPssKiB];
+  const perExtra = (s: Sample, value: number, first: number) => (s.windows === 1 ? '–' : mb((value - first) / (s.windows - 1)));
   return markdownTable(
-    ['windows', 'servers (MB each)', 'model hosts (MB each)', 'total (MB)', 'over one window (MB per extra window)'],
+    ['windows', 'servers (MB each)', 'model hosts (MB each)', 'total RSS (MB)', 'RSS over one window (MB per extra window)', 'total PSS (MB)', 'PSS over one window (MB per extra window)'],
     samples.map((s) => [
-      String(s.windows), s.serversKiB.map(mb).join(', '), s.hostsKiB.map(mb).join(', '), mb(total(s)),
-      s.windows === 1 ? '–' : mb((total(s) - one) / (s.windows - 1)),
+      String(s.windows), s.serversKiB.map(mb).join(', '), s.hostsKiB.map(mb).join(', '), mb(total(s)), perExtra(s, total(s), one),
+      mb(s.totalPssKiB), perExtra(s, s.totalPssKiB, onePss),
     ]),
   );
 }

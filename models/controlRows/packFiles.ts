@@ -1,14 +1,13 @@
 /**
  * Writing a control pack (server/src/modelStore/controlPack.ts describes the format): the rows
- * file, the derived model made from the verified base with it, the derived model with the pack's
- * adapter folded in (where it has one), and pack.json pinning them. The made files land in the
- * model cache, marked verified, so the server uses them at once.
+ * file, the derived model made from the verified base with it, and pack.json pinning both.
+ * The derived file lands in the model cache, marked verified, so the server uses it at once.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CHUNK_CLOSE_TOKENS, CHUNK_OPEN_TOKENS, CONTROL_TOKENS } from '../../server/src/model/specialTokens.js';
 import { resolveCacheDir } from '../../server/src/modelStore/cacheDir.js';
-import { deriveControlModel, mergeAdapter } from '../../server/src/modelStore/controlDerive.js';
+import { deriveControlModel } from '../../server/src/modelStore/controlDerive.js';
 import { kvString, readGgufHeader } from '../../server/src/model/gguf/ggufReader.js';
 import { encodeRows, sha256, type ControlPack, type LoadedControlPack } from '../../server/src/modelStore/controlPack.js';
 import { writeVerifiedMark } from '../../server/src/modelStore/sidecar.js';
@@ -20,41 +19,26 @@ export const PACK_TOKEN_TEXTS: readonly string[] = [
   ...CONTROL_TOKENS, ...CHUNK_OPEN_TOKENS.flatMap((open, i) => [open, CHUNK_CLOSE_TOKENS[i]!]),
 ];
 
-/** Writes `pack` (its rows, derived and merged pins filled in here) to `packDir`; returns the derived model's path. */
+/** Writes `pack` (its rows and derived pins filled in here) to `packDir`; returns the derived model's path. */
 export async function writePack(
-  packDir: string, pack: Omit<ControlPack, 'rows' | 'derived' | 'merged'> & { derivedFileName: string; merged?: unknown }, rows: PackRows, basePath: string, cacheDir?: string,
+  packDir: string, pack: Omit<ControlPack, 'rows' | 'derived'> & { derivedFileName: string }, rows: PackRows, basePath: string, cacheDir?: string,
 ): Promise<{ derivedPath: string; pack: ControlPack }> {
   await mkdir(packDir, { recursive: true });
   const bytes = encodeRows(rows);
   await writeFile(path.join(packDir, 'rows.f32'), bytes);
-  const { derivedFileName, merged: _merged, ...rest } = pack;
+  const { derivedFileName, ...rest } = pack;
   const draft: ControlPack = {
     ...rest, rows: { file: 'rows.f32', sha256: sha256(bytes) }, derived: { fileName: derivedFileName, sha256: '', sizeBytes: 0 },
   };
   const derivedPath = path.join(resolveCacheDir({ cacheDir }), derivedFileName);
   await mkdir(path.dirname(derivedPath), { recursive: true });
-  const made = await deriveControlModel(basePath, derivedPath, { dir: packDir, pack: draft, rows }, { pin: false });
+  const loaded: LoadedControlPack = { dir: packDir, pack: draft, rows };
+  const made = await deriveControlModel(basePath, derivedPath, loaded, { pin: false });
   if (made.kind !== 'ok') throw new Error(made.message);
-  let final: ControlPack = { ...draft, derived: { fileName: derivedFileName, sha256: made.sha256, sizeBytes: made.sizeBytes } };
-  await writeVerifiedMark(derivedPath, made.sha256);
-  if (final.adapter) final = { ...final, merged: await writeMerged(derivedPath, { dir: packDir, pack: final, rows }) };
+  const final: ControlPack = { ...draft, derived: { fileName: derivedFileName, sha256: made.sha256, sizeBytes: made.sizeBytes } };
   await writeFile(path.join(packDir, 'pack.json'), `${JSON.stringify(final, null, 2)}\n`);
+  await writeVerifiedMark(derivedPath, made.sha256);
   return { derivedPath, pack: final };
-}
-
-/** The derived model with the pack's adapter folded in, beside it in the cache and marked verified; its pin. */
-async function writeMerged(derivedPath: string, loaded: LoadedControlPack): Promise<NonNullable<ControlPack['merged']>> {
-  const fileName = mergedFileName(path.basename(derivedPath));
-  const mergedPath = path.join(path.dirname(derivedPath), fileName);
-  const made = await mergeAdapter(derivedPath, mergedPath, loaded, { pin: false });
-  if (made.kind !== 'ok') throw new Error(made.message);
-  await writeVerifiedMark(mergedPath, made.sha256);
-  return { fileName, sha256: made.sha256, sizeBytes: made.sizeBytes };
-}
-
-/** `name.reposhapley-control.gguf` → `name.reposhapley-control.merged-lora.gguf`. */
-export function mergedFileName(derivedFileName: string): string {
-  return derivedFileName.replace(/(\.gguf)?$/, '.merged-lora.gguf');
 }
 
 /** Copies a LoRA adapter GGUF into a pack folder as adapter.gguf and pins it; refuses a file that is not one. */

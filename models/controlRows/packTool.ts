@@ -1,7 +1,6 @@
 /**
  * The control pack of a catalog model (issue 20): create it with initial rows, or update it with
- * trained output rows and t_c. Either way the derived model is rebuilt and pinned, and so is the
- * derived model with the pack's adapter folded in (`merged`, what the server loads) where it has one.
+ * trained output rows and t_c. Either way the derived model is rebuilt and pinned.
  *
  *   node dist/models/controlRows/packTool.js init qwen2.5-coder-0.5b
  *   node dist/models/controlRows/packTool.js update qwen2.5-coder-0.5b --output-rows ROWS.f32 \

@@ -5,7 +5,7 @@
  */
 import { AUTO_MODEL, chooseAutoModelHere, LATENCY_TARGETS, type AutoChoice } from '../modelStore/autoModel.js';
 import { cachedDerivedModel, cachedModelPath, pullHint, resolveCacheDir, servedAdapter } from '../modelStore/cacheDir.js';
-import { adapterMeasurementKey, machineKey, saveSpeedMeasurement, type SpeedMeasurement } from '../modelStore/machineSpeed.js';
+import { machineKey, saveSpeedMeasurement, type SpeedMeasurement } from '../modelStore/machineSpeed.js';
 import { MODEL_CATALOG, type CatalogEntry } from '../modelStore/catalog.js';
 import { formatMegabytes } from '../modelStore/outcome.js';
 import type { TransferProgress } from '../modelStore/progress.js';
@@ -84,9 +84,6 @@ async function pullOne(model: string, options: ModelOptions, deps: ModelDeps): P
   if (outcome.derived) {
     deps.output.err(`${model}+control: ${outcome.derived.made ? 'made with' : 'already made with'} the repository's control pack, SHA-256 verified: ${outcome.derived.path}`);
   }
-  if (outcome.merged) {
-    deps.output.err(`${model}+control+lora: ${outcome.merged.made ? 'made' : 'already made'} with the pack's adapter in its weights, SHA-256 verified: ${outcome.merged.path}`);
-  }
   if (outcome.adapter) {
     deps.output.err(`${model}+lora: the repository's adapter for it, SHA-256 verified, applied when the server loads the model: ${outcome.adapter.path}`);
   }
@@ -135,7 +132,7 @@ async function measureAndKeep(model: string, modelPath: string, cacheDir: string
     const measure = deps.measure ?? measureWithLlama;
     const file = servedFile(model, modelPath, cacheDir);
     const measured = {
-      ...(await measure(file, threads)), model, machine: machineKey(), ...(file.adapterKey ? { adapter: file.adapterKey } : {}),
+      ...(await measure(file, threads)), model, machine: machineKey(), ...(file.adapterSha256 ? { adapter: file.adapterSha256 } : {}),
       measuredAt: new Date((deps.now ?? Date.now)()).toISOString(),
     };
     saveSpeedMeasurement(cacheDir, measured);
@@ -161,8 +158,7 @@ function printChoice(choice: AutoChoice, threads: number, deps: ModelDeps): void
 export interface ServedFile {
   path: string;
   adapterPath?: string;
-  /** How the speed measurement names the adapter (machineSpeed.ts adapterMeasurementKey). */
-  adapterKey?: string;
+  adapterSha256?: string;
   hashPinned: boolean;
 }
 
@@ -170,9 +166,8 @@ export interface ServedFile {
 function servedFile(model: string, pulledPath: string, cacheDir: string): ServedFile {
   const adapter = servedAdapter(model, cacheDir);
   const derived = cachedDerivedModel(model, cacheDir);
-  if (adapter?.merged && derived?.merged) return { path: derived.merged.path, hashPinned: true, adapterKey: adapterMeasurementKey(adapter) };
   const file = derived?.verified ? derived.path : pulledPath;
-  return { path: file, hashPinned: true, ...(adapter ? { adapterPath: adapter.path, adapterKey: adapterMeasurementKey(adapter) } : {}) };
+  return { path: file, hashPinned: true, ...(adapter ? { adapterPath: adapter.path, adapterSha256: adapter.sha256 } : {}) };
 }
 
 async function measureWithLlama(file: ServedFile, threads: number): Promise<Omit<SpeedMeasurement, 'model' | 'machine' | 'measuredAt'>> {

@@ -115,10 +115,9 @@ export class EngineModels {
     if (pulled.kind === 'error') return { kind: 'error', code: pulled.code, message: pulled.message };
     const result = { kind: 'ok' as const, name: wanted, path: pulled.path, source: pulled.source };
     if (settings.model === AUTO_MODEL && plan.speedUnmeasured) await this.measureForAuto(wanted, settings);
-    // Loaded now (the plan sees the verified file), so the answer can say completions use it. The
-    // plan serves what the pull made of the file where a control pack applies (derived, merged).
-    const pulledFiles = [pulled.path, pulled.derived?.path, pulled.merged?.path];
-    const selected = pulledFiles.includes(planModel(settings, this.planInputs).candidates[0]?.path);
+    // Loaded now (the plan sees the verified file), so the answer can say completions use it. Where
+    // the repository's control pack applies, the plan serves the derived file the pull made.
+    const selected = [pulled.path, pulled.derived?.path].includes(planModel(settings, this.planInputs).candidates[0]?.path);
     if (!selected) return { ...result, inUse: false };
     if (!settings.enabled || this.disposed) return { ...result, inUse: true }; // loads at the first completion
     const state = await this.warm();

@@ -73,17 +73,6 @@ test('a pulled model with its control pack applied comes first, the base behind 
   writeFileSync(path.join(packDir, 'pack.json'), JSON.stringify({ ...pack, adapter: { file: 'adapter.gguf', sha256: 'a'.repeat(64) } }));
   expect(plan().candidates[0]).toMatchObject({ label: `${DEFAULT_MODEL_NAME}+control+lora`, adapterPath: expect.stringMatching(/adapter\.gguf$/) });
   expect(plan().candidates[1]!.adapterPath).toBeUndefined();
-  // The pack pins the derived model with the adapter folded in: served once made and verified,
-  // with nothing applied at load; an adapterPath setting (another adapter) takes the derived file.
-  const withMerged = { ...pack, adapter: { file: 'adapter.gguf', sha256: 'a'.repeat(64) }, merged: { fileName: 'merged.gguf', sha256: 'e'.repeat(64), sizeBytes: 1 } };
-  writeFileSync(path.join(packDir, 'pack.json'), JSON.stringify(withMerged));
-  expect(plan().candidates[0]).toMatchObject({ path: path.join(cacheDir, 'derived.gguf'), adapterPath: expect.stringMatching(/adapter\.gguf$/) });
-  writeFileSync(path.join(cacheDir, 'merged.gguf'), 'merged bytes');
-  await writeVerifiedMark(path.join(cacheDir, 'merged.gguf'), 'e'.repeat(64));
-  expect(plan().candidates[0]).toEqual(expect.objectContaining({ path: path.join(cacheDir, 'merged.gguf'), label: `${DEFAULT_MODEL_NAME}+control+lora` }));
-  expect(plan().candidates[0]!.adapterPath).toBeUndefined();
-  const own = planModel(settings({ adapterPath: '/mine/adapter.gguf' }), { ...inputs(), controlPack: (name) => controlPackManifest(name, packs) });
-  expect(own.candidates[0]!.path).toBe(path.join(cacheDir, 'derived.gguf'));
   rmSync(packs, { recursive: true, force: true });
 });
 

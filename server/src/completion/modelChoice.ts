@@ -17,7 +17,7 @@ import { AUTO_MODEL, chooseAutoModelHere, type AutoChoice } from '../modelStore/
 import { MODEL_CATALOG, resolveCatalogModel } from '../modelStore/catalog.js';
 import { resolveThreads } from '../model/threads.js';
 import { packageRoot } from '../util/packageRoot.js';
-import { baseModelAdapter, cachedDerivedModel, cachedModelPath, pullHint, resolveCacheDir, type DerivedModel } from '../modelStore/cacheDir.js';
+import { baseModelAdapter, cachedDerivedModel, cachedModelPath, pullHint, resolveCacheDir } from '../modelStore/cacheDir.js';
 import type { ControlPack } from '../modelStore/controlPack.js';
 
 /** One file to try, with what to call it in traces and the status bar. */
@@ -109,7 +109,7 @@ export function modelFileFromArgument(value: string): string {
   return cached.path;
 }
 
-type PlanSettings = Pick<CompletionSettings, 'modelPath' | 'model' | 'modelCacheDir'> & Partial<Pick<CompletionSettings, 'modelServer' | 'threads' | 'adapterPath'>>;
+type PlanSettings = Pick<CompletionSettings, 'modelPath' | 'model' | 'modelCacheDir'> & Partial<Pick<CompletionSettings, 'modelServer' | 'threads'>>;
 
 /** The files to try for these settings. */
 export function planModel(settings: PlanSettings, inputs: ModelPlanInputs = {}): ModelPlan {
@@ -183,27 +183,19 @@ function planCatalogModel(settings: PlanSettings, inputs: ModelPlanInputs, fallb
  * pack not applied yet is worth a pull, and says so.
  */
 function withControlTokens(
-  settings: Pick<PlanSettings, 'model' | 'modelCacheDir' | 'adapterPath'>, base: ModelCandidate, inputs: ModelPlanInputs,
+  settings: Pick<CompletionSettings, 'model' | 'modelCacheDir'>, base: ModelCandidate, inputs: ModelPlanInputs,
 ): Pick<ModelPlan, 'candidates' | 'notice'> {
   const derived = cachedDerivedModel(settings.model, settings.modelCacheDir || undefined, inputs.controlPack);
   if (!derived) return withBaseAdapter(settings.model, base, inputs);
-  if (derived.verified) return { candidates: [derivedCandidate(settings, base, derived), base] };
+  if (derived.verified) {
+    const adapter = derived.adapterPath ? { adapterPath: derived.adapterPath } : {};
+    return { candidates: [{ ...base, path: derived.path, label: `${settings.model}+control${derived.adapterPath ? '+lora' : ''}`, ...adapter }, base] };
+  }
   if (!derived.trained) return { candidates: [base] };
   return {
     candidates: [base],
     notice: `The model ${settings.model} has trained RepoShapley control tokens that are not applied yet: ${pullHint(settings.model)}.`,
   };
-}
-
-/**
- * The verified derived model as served: with its adapter folded in where that file is made and
- * verified (llama.cpp reads prompts faster without a run-time adapter), else with the adapter
- * applied at load. An adapterPath setting replaces the pack's adapter, so it takes the file without.
- */
-function derivedCandidate(settings: Pick<PlanSettings, 'model' | 'adapterPath'>, base: ModelCandidate, derived: DerivedModel): ModelCandidate {
-  const label = `${settings.model}+control${derived.adapterPath ? '+lora' : ''}`;
-  if (derived.merged?.verified && !settings.adapterPath) return { ...base, path: derived.merged.path, label };
-  return { ...base, path: derived.path, label, ...(derived.adapterPath ? { adapterPath: derived.adapterPath } : {}) };
 }
 
 /** The base file with its adapter pack's LoRA first, then without (a file the adapter does not load with). */

@@ -3,8 +3,6 @@
  * (model/llama/loadLlamaModel.ts): one definition for both sides.
  */
 
-/** SHA-256 of the LoRA adapter a file has folded into its weights (gguf/loraMerge.ts); absent: none. */
-export const MERGED_ADAPTER_KEY = 'reposhapley.merged_adapter';
 /** False for a base model that has the control tokens but never learned them (`auto` must not pick reposhapley). */
 export const CONTROL_TRAINED_KEY = 'reposhapley.control_tokens_trained';
 /** The t_c tuned on validation packages after distillation; the server's default when the user sets none. */

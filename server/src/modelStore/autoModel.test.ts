@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { chooseAutoModel, chooseAutoModelHere, LATENCY_TARGETS, predict } from './autoModel.js';
 import { MODEL_CATALOG } from './catalog.js';
-import { adapterMeasurementKey, machineKey, measurementsFor, saveSpeedMeasurement, type SpeedMeasurement } from './machineSpeed.js';
+import { machineKey, saveSpeedMeasurement, type SpeedMeasurement } from './machineSpeed.js';
 
 const SMALL = 'qwen2.5-coder-0.5b';
 const LARGE = 'qwen2.5-coder-1.5b';
@@ -79,14 +79,5 @@ describe('measurements kept per machine and threads', () => {
     // Measured again (the same model, machine, threads and runtime): the new figures replace the old.
     saveSpeedMeasurement(cacheDir, { ...measured(SMALL, 250, 30), measuredAt: '2026-12-07T00:00:00.000Z' });
     expect(chooseAutoModelHere(cacheDir, 2).model).toBe(SMALL);
-  });
-
-  test('an adapter folded into the weights is measured apart from the same adapter applied at load', () => {
-    const pin = 'a'.repeat(64);
-    const atLoad = { ...measured(SMALL, 300, 30), adapter: adapterMeasurementKey({ sha256: pin, merged: false }) };
-    const folded = { ...measured(SMALL, 440, 30), adapter: adapterMeasurementKey({ sha256: pin, merged: true }) };
-    const served = (merged: boolean) => () => adapterMeasurementKey({ sha256: pin, merged });
-    expect(measurementsFor([atLoad, folded], 2, atLoad.machine, served(true))).toEqual([folded]);
-    expect(measurementsFor([atLoad, folded], 2, atLoad.machine, served(false))).toEqual([atLoad]);
   });
 });

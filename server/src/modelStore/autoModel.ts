@@ -7,7 +7,7 @@
 import { QUICK_FIRST_BUDGETS } from '../../../shared/settings.js';
 import { MODEL_CATALOG, type CatalogEntry } from './catalog.js';
 import { servedAdapter } from './cacheDir.js';
-import { adapterMeasurementKey, machineKey, measurementsFor, readSpeedMeasurements, type SpeedMeasurement } from './machineSpeed.js';
+import { machineKey, measurementsFor, readSpeedMeasurements, type SpeedMeasurement } from './machineSpeed.js';
 
 /** The setting value that asks for this choice. */
 export const AUTO_MODEL = 'auto';
@@ -125,9 +125,6 @@ function reasonFor(chosen: PredictedLatency, larger: PredictedLatency | undefine
 
 /** The choice for this machine at `threads`, from the measurements kept in `cacheDir`. */
 export function chooseAutoModelHere(cacheDir: string, threads: number, catalog: readonly CatalogEntry[] = MODEL_CATALOG): AutoChoice {
-  const servedWith = (model: string) => {
-    const adapter = servedAdapter(model, cacheDir);
-    return adapter && adapterMeasurementKey(adapter);
-  };
+  const servedWith = (model: string) => servedAdapter(model, cacheDir)?.sha256;
   return chooseAutoModel(measurementsFor(readSpeedMeasurements(cacheDir), threads, machineKey(), servedWith), catalog);
 }

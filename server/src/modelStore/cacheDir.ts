@@ -84,8 +84,6 @@ export interface DerivedModel {
   trained: boolean;
   /** The pack's LoRA adapter, applied with the derived model, if it has one. */
   adapterPath?: string;
-  /** The derived model with that adapter folded into its weights, where the pack pins one: served instead of the two. */
-  merged?: { path: string; verified: boolean };
 }
 
 /**
@@ -98,13 +96,10 @@ export function cachedDerivedModel(
 ): DerivedModel | undefined {
   const pack = manifest(name);
   if (!pack) return undefined;
-  const dir = resolveCacheDir({ cacheDir });
-  const file = path.join(dir, pack.derived.fileName);
-  const merged = pack.merged && path.join(dir, pack.merged.fileName);
+  const file = path.join(resolveCacheDir({ cacheDir }), pack.derived.fileName);
   return {
     path: file, verified: hasVerifiedMark(file, pack.derived.sha256), trained: pack.trained,
     ...(pack.adapter ? { adapterPath: path.join(controlPacksDir(), name, pack.adapter.file) } : {}),
-    ...(merged ? { merged: { path: merged, verified: hasVerifiedMark(merged, pack.merged!.sha256) } } : {}),
   };
 }
 
@@ -134,25 +129,15 @@ export function baseModelAdapter(name: string): string | undefined {
   return adapter ? adapterPackFile(name, adapter) : undefined;
 }
 
-/** The LoRA adapter a model is served with: its file, its pin, and whether it is folded into the weights. */
-export interface ServedAdapter {
-  path: string;
-  sha256: string;
-  /** True when the served file has the adapter in its weights (the pack's `merged` model): nothing is applied at load. */
-  merged: boolean;
-}
-
 /**
  * The LoRA adapter catalog model `name` is served with from `cacheDir` now: its control pack's
- * when the derived file is made and verified (folded in, where the merged model is made and
- * verified too), else its adapter pack's on the base (where it has no control pack); undefined
- * for none. The speed measurement records it, and `auto` counts only measurements made with what
- * is served.
+ * when the derived file is made and verified, else its adapter pack's on the base (where it has no
+ * control pack); undefined for none. The speed measurement records its pin, and `auto` counts only
+ * measurements made with what is served.
  */
-export function servedAdapter(name: string, cacheDir: string): ServedAdapter | undefined {
+export function servedAdapter(name: string, cacheDir: string): { path: string; sha256: string } | undefined {
   const { control, adapter } = packsOf(name);
-  if (adapter) return { path: adapterPackFile(name, adapter), sha256: adapter.adapter.sha256, merged: false };
+  if (adapter) return { path: adapterPackFile(name, adapter), sha256: adapter.adapter.sha256 };
   const derived = cachedDerivedModel(name, cacheDir, () => control);
-  if (!derived?.verified || !derived.adapterPath || !control?.adapter) return undefined;
-  return { path: derived.adapterPath, sha256: control.adapter.sha256, merged: derived.merged?.verified === true };
+  return derived?.verified && derived.adapterPath && control?.adapter ? { path: derived.adapterPath, sha256: control.adapter.sha256 } : undefined;
 }

@@ -5,14 +5,10 @@
  * the pack's pin, like any catalog file.
  */
 import { rm, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { kvArray, readGgufHeader, type GgufHeader } from '../model/gguf/ggufReader.js';
 import { GgufValueType, LlamaTokenType, type GgufValue } from '../model/gguf/ggufTypes.js';
-import { readLoraAdapter } from '../model/gguf/loraMerge.js';
 import { patchGguf, type GgufPatch } from '../model/gguf/patchGguf.js';
-import {
-  CONTROL_PACK_KEY, CONTROL_TRAINED_KEY, LAYOUT_KEY, MERGED_ADAPTER_KEY, NEED_THRESHOLD_KEY, TRIGGER_SOFTMAX_KEY,
-} from '../model/reposhapleyKeys.js';
+import { CONTROL_PACK_KEY, CONTROL_TRAINED_KEY, LAYOUT_KEY, NEED_THRESHOLD_KEY, TRIGGER_SOFTMAX_KEY } from '../model/reposhapleyKeys.js';
 import type { LoadedControlPack } from './controlPack.js';
 import { sha256File } from './verify.js';
 import { q5_0Matrices } from './widenedModel.js';
@@ -37,39 +33,13 @@ export async function deriveControlModel(
   } catch (error) {
     return { kind: 'error', message: `applying the control pack ${loaded.dir}: ${(error as Error).message}` };
   }
-  return checkedAgainstPin(outPath, options.pin === false ? undefined : loaded.pack.derived.sha256, `the model derived with ${loaded.dir}`);
-}
-
-/**
- * Writes `outPath` from the derived model at `derivedPath` with the pack's LoRA adapter folded
- * into its weights (gguf/loraMerge.ts), then checks it against the pack's `merged` pin
- * (`pin: false` skips that, as for the derived model).
- */
-export async function mergeAdapter(
-  derivedPath: string, outPath: string, loaded: LoadedControlPack, options: { pin?: boolean } = {},
-): Promise<DeriveOutcome> {
-  const { adapter, merged } = loaded.pack;
-  if (!adapter) return { kind: 'error', message: `the control pack ${loaded.dir} has no adapter to merge` };
-  try {
-    const weights = await readLoraAdapter(path.join(loaded.dir, adapter.file));
-    const kv = new Map<string, GgufValue>([[MERGED_ADAPTER_KEY, { type: GgufValueType.STRING, value: adapter.sha256 }]]);
-    await patchGguf(derivedPath, outPath, { kv, rows: [], mergeLora: weights });
-  } catch (error) {
-    return { kind: 'error', message: `merging the adapter of ${loaded.dir}: ${(error as Error).message}` };
-  }
-  const pin = options.pin === false ? undefined : merged?.sha256;
-  if (options.pin !== false && !pin) return { kind: 'error', message: `the control pack ${loaded.dir} pins no merged model` };
-  return checkedAgainstPin(outPath, pin, `the model merged with ${loaded.dir}'s adapter`);
-}
-
-/** The written file's hash and size; deleted with an error when it is not `pin` (undefined: not checked). */
-async function checkedAgainstPin(outPath: string, pin: string | undefined, what: string): Promise<DeriveOutcome> {
   const sha256 = await sha256File(outPath);
-  if (pin !== undefined && sha256 !== pin) {
+  const { derived } = loaded.pack;
+  if (options.pin !== false && sha256 !== derived.sha256) {
     await rm(outPath, { force: true });
     return {
       kind: 'error',
-      message: `${what} hashes to ${sha256}, the pack pins ${pin}; deleted it. ` +
+      message: `the model derived with ${loaded.dir} hashes to ${sha256}, the pack pins ${derived.sha256}; deleted it. ` +
         'The pack or the patcher changed without a new pin: rebuild the pack (docs/control-tokens.md)',
     };
   }

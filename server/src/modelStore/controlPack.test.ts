@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startRangeServer, type RangeServer } from '../../../test/support/rangeServer.js';
 import { writeTinyModel, type TinyModel } from '../../../test/support/tinyModel.js';
 import { readGgufHeader } from '../model/gguf/ggufReader.js';
-import { GgmlType, GgufValueType, decodeTensorData, type WritableGgmlType } from '../model/gguf/ggufTypes.js';
-import { GgufWriter } from '../model/gguf/ggufWriter.js';
+import { GgmlType, decodeTensorData, type WritableGgmlType } from '../model/gguf/ggufTypes.js';
 import { rowBytes } from '../model/gguf/patchGguf.js';
 import { loadLlamaModel } from '../model/llama/loadLlamaModel.js';
 import { CONTROL_TRAINED_KEY, LAYOUT_KEY, NEED_THRESHOLD_KEY, TRIGGER_SOFTMAX_KEY } from '../model/reposhapleyKeys.js';
@@ -15,7 +14,7 @@ import { CHUNK_CLOSE_TOKENS, CHUNK_OPEN_TOKENS, CONTROL_TOKENS, NEED } from '../
 import { silentLogger } from '../util/logger.js';
 import { cachedDerivedModel } from './cacheDir.js';
 import type { CatalogEntry } from './catalog.js';
-import { controlPatch, deriveControlModel, mergeAdapter } from './controlDerive.js';
+import { controlPatch, deriveControlModel } from './controlDerive.js';
 import { CONTROL_PACK_FORMAT, controlPackManifest, encodeRows, loadControlPack, sha256, type ControlPack } from './controlPack.js';
 import { pullModel } from './pull.js';
 
@@ -256,85 +255,19 @@ describe('a pack that stores the matrices as Q8_0', () => {
     }
     expect(widened.tensors.filter((t) => t.type === GgmlType.Q8_0).length).toBeGreaterThan(5);
 
+    const likelihood = async (file: string) => {
+      const loaded = await loadLlamaModel({ path: file, threads: 1, gpuLayers: 0 }, silentLogger);
+      if (loaded.kind !== 'ok') throw new Error(loaded.message);
+      try {
+        const session = await loaded.model.createSession();
+        return await session.logLikelihood(loaded.model.tokenize('def f(x):'), loaded.model.tokenize('\n    return x'));
+      } finally {
+        await loaded.model.dispose();
+      }
+    };
     // The same values in both files: only llama.cpp's summation order may differ.
     expect(Math.abs((await likelihood(asIs.out)) - (await likelihood(widened.out)))).toBeLessThan(1e-3);
     expect(() => loadControlPack(writePack(path.join(dir, 'odd-weights'), { matmulWeights: 'q4_0' as never }))).toThrow(/matmulWeights "q4_0" is not "q8_0"/);
-  });
-});
-
-/** The log-likelihood of a short completion under `file` (with a LoRA adapter applied at load, if given). */
-async function likelihood(file: string, adapterPath?: string): Promise<number> {
-  const loaded = await loadLlamaModel({ path: file, threads: 1, gpuLayers: 0, ...(adapterPath ? { adapterPath } : {}) }, silentLogger);
-  if (loaded.kind !== 'ok') throw new Error(loaded.message);
-  try {
-    const session = await loaded.model.createSession();
-    return await session.logLikelihood(loaded.model.tokenize('def f(x):'), loaded.model.tokenize('\n    return x'));
-  } finally {
-    await loaded.model.dispose();
-  }
-}
-
-/** A rank-4 LoRA adapter for the tiny model: a square weight, and ones wider and narrower than the hidden size. */
-async function writeTinyAdapter(file: string): Promise<void> {
-  const read = await readGgufHeader(tiny.path);
-  if (read.kind !== 'ok') throw new Error(read.message);
-  const rank = 4;
-  const writer = new GgufWriter().addKv('general.architecture', 'llama').addKv('general.type', 'adapter').addKv('adapter.type', 'lora')
-    .addKv('adapter.lora.alpha', 8, GgufValueType.FLOAT32);
-  for (const name of ['blk.0.attn_q.weight', 'blk.0.ffn_up.weight', 'blk.0.ffn_down.weight']) {
-    const [inputs, outputs] = read.header.tensors.find((t) => t.name === name)!.ne as [number, number];
-    writer.addTensor(`${name}.lora_a`, [inputs, rank], Float32Array.from({ length: inputs * rank }, (_, i) => Math.sin(i * 1.3) * 0.3))
-      .addTensor(`${name}.lora_b`, [rank, outputs], Float32Array.from({ length: rank * outputs }, (_, i) => Math.cos(i * 0.7) * 0.3));
-  }
-  await writer.write(file);
-}
-
-describe('a pack whose adapter is folded into the derived model', () => {
-  test('the merged model computes what llama.cpp computes with the adapter applied at load', async () => {
-    headerCache ??= await readGgufHeader(tiny.path);
-    const adapterBytes = await (async () => {
-      const file = path.join(dir, 'tiny-adapter.gguf');
-      await writeTinyAdapter(file);
-      return readFileSync(file);
-    })();
-    const packDir = writePack(path.join(dir, 'merge'), { adapter: { file: 'adapter.gguf', sha256: sha256(adapterBytes) } });
-    writeFileSync(path.join(packDir, 'adapter.gguf'), adapterBytes);
-    const loaded = loadControlPack(packDir);
-    const [derivedPath, mergedPath] = [path.join(dir, 'merge-derived.gguf'), path.join(dir, 'merge-merged.gguf')];
-    const derived = await deriveControlModel(tiny.path, derivedPath, loaded, { pin: false });
-    const merged = await mergeAdapter(derivedPath, mergedPath, loaded, { pin: false });
-    if (derived.kind !== 'ok' || merged.kind !== 'ok') throw new Error('derive or merge failed');
-
-    const [plain, applied, folded] = [await likelihood(derivedPath), await likelihood(derivedPath, path.join(packDir, 'adapter.gguf')), await likelihood(mergedPath)];
-    // The adapter moves the likelihood; folding it in gives what applying it does, up to Q8_0's rounding.
-    expect(Math.abs(applied - plain)).toBeGreaterThan(0.5);
-    expect(Math.abs(folded - applied)).toBeLessThan(0.05 * Math.abs(applied - plain));
-
-    // Pinned in the pack, `pull` makes it once beside the derived model, and the plan serves it.
-    writePack(path.join(dir, 'merge'), {
-      adapter: { file: 'adapter.gguf', sha256: sha256(adapterBytes) }, merged: { fileName: 'tiny+merged.gguf', sha256: merged.sha256, sizeBytes: merged.sizeBytes },
-    }, { sha256: derived.sha256, sizeBytes: derived.sizeBytes });
-    const server = await startRangeServer(baseBytes);
-    try {
-      const cacheDir = mkdtempSync(path.join(tmpdir(), 'merge-pull-'));
-      const entry: CatalogEntry = {
-        name: 'tiny', fileName: 'tiny.gguf', sizeBytes: baseBytes.length, sha256: sha256(baseBytes), license: 'MIT',
-        description: 'tiny', publishedMatch: null, sources: [{ kind: 'url', url: server.url }],
-      };
-      const options = { cacheDir, env: {}, pipCommands: [['/nonexistent/python3']], controlPacksDir: path.join(dir, 'merge'), stallTimeoutMs: 5_000 };
-      const first = await pullModel(entry, options);
-      expect(first.kind === 'ok' && first.merged).toEqual({ path: path.join(cacheDir, 'tiny+merged.gguf'), sha256: merged.sha256, made: true });
-      const second = await pullModel(entry, options);
-      expect(second.kind === 'ok' && second.merged?.made).toBe(false);
-      expect(cachedDerivedModel('tiny', cacheDir, (name) => controlPackManifest(name, path.join(dir, 'merge')))?.merged).toEqual({ path: path.join(cacheDir, 'tiny+merged.gguf'), verified: true });
-    } finally {
-      server.close();
-    }
-
-    // Without a pin to check against, the merge is refused rather than served unchecked.
-    expect(await mergeAdapter(derivedPath, mergedPath, loaded)).toMatchObject({ kind: 'error', message: expect.stringMatching(/pins no merged model/) });
-    expect(() => loadControlPack(writePack(path.join(dir, 'merge-no-adapter'), { merged: { fileName: 'm.gguf', sha256: 'a'.repeat(64), sizeBytes: 1 } })))
-      .toThrow(/merged names a model with the adapter folded in, and the pack has no adapter/);
   });
 });
 

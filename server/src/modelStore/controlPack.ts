@@ -56,12 +56,6 @@ export interface ControlPack {
    * applied to the derived model on every load unless the adapterPath setting names another.
    */
   adapter?: { file: string; sha256: string };
-  /**
-   * The derived model with `adapter` folded into the weights it adapts (controlDerive.ts
-   * `mergeAdapter`), pinned like `derived`: what the server loads, since llama.cpp reads prompts
-   * faster without a run-time adapter. Absent: the derived model and the adapter load together.
-   */
-  merged?: { fileName: string; sha256: string; sizeBytes: number };
   /** Free-form provenance: labels, training run, metrics (docs only; nothing reads it). */
   provenance?: Record<string, unknown>;
 }
@@ -135,13 +129,6 @@ function packProblem(pack: ControlPack): string | undefined {
   if (pack.matmulWeights !== undefined && pack.matmulWeights !== 'q8_0') return `matmulWeights ${JSON.stringify(pack.matmulWeights)} is not "q8_0"`;
   if (pack.adapter !== undefined && !(typeof pack.adapter.file === 'string' && path.basename(pack.adapter.file) === pack.adapter.file && /^[0-9a-f]{64}$/.test(pack.adapter.sha256))) {
     return 'adapter needs a file name in the pack folder and its SHA-256';
-  }
-  if (pack.merged !== undefined) {
-    if (!pack.adapter) return 'merged names a model with the adapter folded in, and the pack has no adapter';
-    if (!(typeof pack.merged.fileName === 'string' && path.basename(pack.merged.fileName) === pack.merged.fileName && /^[0-9a-f]{64}$/.test(pack.merged.sha256))) {
-      return 'merged needs a file name and its SHA-256';
-    }
-    if (pack.merged.fileName === pack.derived.fileName) return 'merged and derived name the same file';
   }
   return undefined;
 }

@@ -25,10 +25,9 @@ export interface SpeedMeasurement {
   shortPromptTokensPerSecond: number;
   generatedTokensPerSecond: number;
   /**
-   * The LoRA adapter the model ran with ({@link adapterMeasurementKey}): its pin as its pack pins
-   * it, applied at load (which slows prompts: llama.cpp cannot use the AMX buffers with one), or
-   * `merged:` and its pin where the file has it in its weights; absent: none. A measurement with
-   * another adapter than the model is served with now does not count (cacheDir.ts servedAdapter).
+   * SHA-256 of the LoRA adapter the model ran with, as its pack pins it (an adapter slows prompts:
+   * llama.cpp cannot use the AMX buffers with one); absent: none. A measurement with another
+   * adapter than the model is served with now does not count (cacheDir.ts servedAdapter).
    */
   adapter?: string;
   /** The 1-minute load average when it ran: a busy machine measures slow. */
@@ -82,11 +81,6 @@ export function readSpeedMeasurements(cacheDir: string): readonly SpeedMeasureme
   }
   lastRead = { path: file, stamp, measurements };
   return measurements;
-}
-
-/** How a measurement names the adapter it ran with: the adapter's pin, `merged:` first where it was in the weights. */
-export function adapterMeasurementKey(adapter: { sha256: string; merged: boolean }): string {
-  return adapter.merged ? `merged:${adapter.sha256}` : adapter.sha256;
 }
 
 /**

@@ -35,8 +35,6 @@ export type PullOutcome =
     fallbacks: string[];
     /** The model the repository's control pack derives from it (controlPack.ts), when there is a pack. */
     derived?: { path: string; sha256: string; made: boolean };
-    /** The derived model with the pack's adapter folded in (controlPack.ts `merged`), when the pack pins one. */
-    merged?: { path: string; sha256: string; made: boolean };
     /** The LoRA the repository's adapter pack trained for this file (adapterPack.ts), hash checked, when there is one. */
     adapter?: { path: string };
   }

@@ -8,7 +8,7 @@ import { mkdir, rename, rm, rmdir, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { verifiedAdapterPack } from './adapterPack.js';
 import { MODEL_CATALOG, resolveCatalogModel, type CatalogEntry, type ModelSource } from './catalog.js';
-import { deriveControlModel, mergeAdapter } from './controlDerive.js';
+import { deriveControlModel } from './controlDerive.js';
 import { findControlPack, type LoadedControlPack } from './controlPack.js';
 import { downloadsDir, resolveCacheDir } from './cacheDir.js';
 import { failure, failureFromError, formatMegabytes, type PullFailure, type PullOutcome, type PullSource } from './outcome.js';
@@ -95,37 +95,15 @@ async function withControlPack(context: PullContext, pulled: Extract<PullOutcome
     return failure('control-pack', `the control pack ${loaded.dir} is for a base hashing to ${pack.base.sha256}, the catalog pins ${context.entry.sha256}`);
   }
   const derivedPath = path.join(context.cacheDir, pack.derived.fileName);
-  let derived: NonNullable<Extract<PullOutcome, { kind: 'ok' }>['derived']> = { path: derivedPath, sha256: pack.derived.sha256, made: false };
-  if (context.options.reverify || !hasVerifiedMark(derivedPath, pack.derived.sha256)) {
-    context.progress.note(`applying the control pack (${pack.tokens.length} control tokens${pack.trained ? '' : ', not trained yet'}) -> ${derivedPath}`);
-    await removeVerifiedMark(derivedPath);
-    const made = await deriveControlModel(pulled.path, derivedPath, loaded);
-    if (made.kind === 'error') return failure('control-pack', `${made.message}; the base model ${pulled.path} is fine`);
-    await writeVerifiedMark(derivedPath, made.sha256);
-    derived = { ...derived, sha256: made.sha256, made: true };
+  if (!context.options.reverify && hasVerifiedMark(derivedPath, pack.derived.sha256)) {
+    return { ...pulled, derived: { path: derivedPath, sha256: pack.derived.sha256, made: false } };
   }
-  return withMergedAdapter(context, { ...pulled, derived }, loaded);
-}
-
-/**
- * The derived model with the pack's adapter folded in, when the pack pins one; a failure here is
- * the pack's, and the derived model with the adapter beside it still serves.
- */
-async function withMergedAdapter(
-  context: PullContext, pulled: Extract<PullOutcome, { kind: 'ok' }>, loaded: LoadedControlPack,
-): Promise<PullOutcome> {
-  const { merged } = loaded.pack;
-  if (!merged || !pulled.derived) return pulled;
-  const mergedPath = path.join(context.cacheDir, merged.fileName);
-  if (!context.options.reverify && !pulled.derived.made && hasVerifiedMark(mergedPath, merged.sha256)) {
-    return { ...pulled, merged: { path: mergedPath, sha256: merged.sha256, made: false } };
-  }
-  context.progress.note(`folding the pack's adapter into the model's weights -> ${mergedPath}`);
-  await removeVerifiedMark(mergedPath);
-  const made = await mergeAdapter(pulled.derived.path, mergedPath, loaded);
-  if (made.kind === 'error') return failure('control-pack', `${made.message}; the base model ${pulled.path} and the derived model ${pulled.derived.path} are fine`);
-  await writeVerifiedMark(mergedPath, made.sha256);
-  return { ...pulled, merged: { path: mergedPath, sha256: made.sha256, made: true } };
+  context.progress.note(`applying the control pack (${pack.tokens.length} control tokens${pack.trained ? '' : ', not trained yet'}) -> ${derivedPath}`);
+  await removeVerifiedMark(derivedPath);
+  const derived = await deriveControlModel(pulled.path, derivedPath, loaded);
+  if (derived.kind === 'error') return failure('control-pack', `${derived.message}; the base model ${pulled.path} is fine`);
+  await writeVerifiedMark(derivedPath, derived.sha256);
+  return { ...pulled, derived: { path: derivedPath, sha256: derived.sha256, made: true } };
 }
 
 /** The verified base and the adapter the repository's adapter pack trained for it, its hash checked. */

@@ -7,16 +7,14 @@
  * The data section is copied byte for byte, so every tensor the patch does not name is
  * bit-identical to the base. Changing the metadata changes the header's length; tensor offsets
  * are relative to the data section, which starts at the next alignment boundary, so they stay.
- * A patch may also widen Q5_0 matrices to Q8_0 (the same values, read faster) and fold a LoRA
- * adapter into the matrices it adapts (loraMerge.ts; stored as Q8_0); then the tensors are laid
- * out anew, one after another, and each is copied, widened or merged on its own.
+ * A patch may also widen Q5_0 matrices to Q8_0 (the same values, read faster); then the tensors
+ * are laid out anew, one after another, and each is copied or widened on its own.
  */
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { GGML_BLOCK_LAYOUT, GgmlType, encodeTensorData, q5_0ToQ8_0, type GgufValue, type WritableGgmlType } from './ggufTypes.js';
 import { readGgufHeader, tensorDataBytes, type GgufTensorInfo } from './ggufReader.js';
 import { encodeHeader } from './ggufWriter.js';
-import { mergeProblem, mergedValues, type LoraAdapterWeights } from './loraMerge.js';
 
 /** Replacement values for one row (the innermost dimension, ne[0] values) of a 2-D tensor. */
 export interface RowPatch {
@@ -31,8 +29,6 @@ export interface GgufPatch {
   rows: readonly RowPatch[];
   /** Q5_0 matrices to store as Q8_0 holding the same values ({@link q5_0ToQ8_0}). */
   widenToQ8_0?: ReadonlySet<string>;
-  /** A LoRA adapter to fold into the weights it names, each then stored as Q8_0 ({@link mergedValues}). */
-  mergeLora?: LoraAdapterWeights;
 }
 
 /** Row types a patch can encode (the writer's; Q4_K and friends would need their own quantizers). */
@@ -50,8 +46,8 @@ export async function patchGguf(basePath: string, outPath: string, patch: GgufPa
   const read = await readGgufHeader(basePath);
   if (read.kind !== 'ok') throw new Error(read.message);
   const base = read.header;
-  const rewrites = tensorRewrites(base.tensors, patch);
-  const tensors = rewrites.size === 0 ? base.tensors : q8_0Layout(base.tensors, rewrites, base.alignment);
+  const widen = patch.widenToQ8_0 ?? new Set<string>();
+  const tensors = widen.size === 0 ? base.tensors : widenedLayout(base.tensors, widen, base.alignment);
   const rowWrites = patch.rows.map((row) => encodeRowPatch(tensors, row));
   const kv = new Map(base.kv);
   for (const [key, value] of patch.kv) kv.set(key, value);
@@ -63,10 +59,10 @@ export async function patchGguf(basePath: string, outPath: string, patch: GgufPa
   const output = await open(partial, 'w');
   try {
     await writeAll(output, Buffer.concat([header, Buffer.alloc(dataOffset - header.length)]), 0);
-    if (rewrites.size === 0) {
+    if (widen.size === 0) {
       await copyRange(input, output, base.dataOffset, base.fileSize, dataOffset);
     } else {
-      await copyTensors(input, output, { from: base.tensors, to: tensors, fromData: base.dataOffset, toData: dataOffset }, rewrites);
+      await copyTensors(input, output, { from: base.tensors, to: tensors, fromData: base.dataOffset, toData: dataOffset });
     }
     for (const write of rowWrites) await writeAll(output, write.bytes, dataOffset + write.offset);
     await output.sync();
@@ -81,57 +77,37 @@ export async function patchGguf(basePath: string, outPath: string, patch: GgufPa
   await rename(partial, outPath);
 }
 
-/** A tensor's new Q8_0 bytes from its base bytes. */
-type Rewrite = (bytes: Buffer) => Buffer;
-
-/** What the patch does to whole tensors, by name: widen Q5_0 to Q8_0, or fold in an adapter. */
-function tensorRewrites(tensors: readonly GgufTensorInfo[], patch: GgufPatch): Map<string, Rewrite> {
-  const byName = new Map(tensors.map((t) => [t.name, t]));
-  const rewrites = new Map<string, Rewrite>();
-  for (const name of patch.widenToQ8_0 ?? []) {
-    const tensor = byName.get(name);
+/** The tensor table with `widen` stored as Q8_0, every tensor at the next aligned offset. */
+function widenedLayout(tensors: readonly GgufTensorInfo[], widen: ReadonlySet<string>, alignment: number): GgufTensorInfo[] {
+  for (const name of widen) {
+    const tensor = tensors.find((t) => t.name === name);
     if (!tensor) throw new Error(`patch widens tensor ${name}, which the base model does not have`);
     if (tensor.type !== GgmlType.Q5_0) throw new Error(`patch widens tensor ${name}, stored as ${GgmlType[tensor.type] ?? tensor.type}; only Q5_0 widens to Q8_0`);
-    rewrites.set(name, q5_0ToQ8_0);
   }
-  for (const [name, factors] of patch.mergeLora ?? []) {
-    const tensor = byName.get(name);
-    if (!tensor) throw new Error(`the adapter adapts ${name}, which the base model does not have`);
-    const problem = mergeProblem(tensor, factors);
-    if (problem) throw new Error(`cannot merge the adapter: ${problem}`);
-    rewrites.set(name, (bytes) => encodeTensorData(mergedValues(tensor, bytes, factors), GgmlType.Q8_0));
-  }
-  return rewrites;
-}
-
-/** The tensor table with the rewritten tensors stored as Q8_0, every tensor at the next aligned offset. */
-function q8_0Layout(tensors: readonly GgufTensorInfo[], rewrites: ReadonlyMap<string, Rewrite>, alignment: number): GgufTensorInfo[] {
   let offset = 0;
   return tensors.map((tensor) => {
-    const laid = { ...tensor, type: rewrites.has(tensor.name) ? GgmlType.Q8_0 : tensor.type, offset: Math.ceil(offset / alignment) * alignment };
+    const laid = { ...tensor, type: widen.has(tensor.name) ? GgmlType.Q8_0 : tensor.type, offset: Math.ceil(offset / alignment) * alignment };
     offset = laid.offset + sizeOf(laid);
     return laid;
   });
 }
 
-/** Each tensor's bytes from the base's data section to its place in the new one, rewritten where the patch says. */
+/** Each tensor's bytes from the base's data section to its place in the new one, widened where its type changed. */
 async function copyTensors(
   input: FileHandle, output: FileHandle,
   layout: { from: readonly GgufTensorInfo[]; to: readonly GgufTensorInfo[]; fromData: number; toData: number },
-  rewrites: ReadonlyMap<string, Rewrite>,
 ): Promise<void> {
   for (const [i, source] of layout.from.entries()) {
     const target = layout.to[i]!;
     const start = layout.fromData + source.offset;
-    const rewrite = rewrites.get(source.name);
-    if (!rewrite) {
+    if (target.type === source.type) {
       await copyRange(input, output, start, start + sizeOf(source), layout.toData + target.offset);
       continue;
     }
     const bytes = Buffer.alloc(sizeOf(source));
     const { bytesRead } = await input.read(bytes, 0, bytes.length, start);
     if (bytesRead !== bytes.length) throw new Error('the base model ended while it was being copied');
-    await writeAll(output, rewrite(bytes), layout.toData + target.offset);
+    await writeAll(output, q5_0ToQ8_0(bytes), layout.toData + target.offset);
   }
 }
 
