@@ -142,6 +142,30 @@ test('a pull that applies the control pack: the next completion runs on the deri
   expect((await completeTrace(engine)).model).toMatchObject({ label: expect.stringMatching(/^qwen2\.5-coder-0\.5b/), fallback: false });
 });
 
+test('model auto with its pick pulled but this machine not measured for it (an update, other threads): measured once before the first load', async () => {
+  const cacheDir = path.join(workspace.dir, 'cache-unmeasured');
+  await fakePull(DEFAULT_MODEL_NAME, { cacheDir });
+  const measured: string[] = [];
+  const measureSpeed: SpeedMeasurer = async (model, threads, dir) => {
+    measured.push(model);
+    saveSpeedMeasurement(dir!, {
+      model, machine: machineKey(), threads, runtime: 'test', loadMs: 3_000, promptTokensPerSecond: 250, shortPromptTokensPerSecond: 200,
+      generatedTokensPerSecond: 25, loadAverage: 0, measuredAt: new Date().toISOString(),
+    });
+  };
+  const engine = createCompletionEngine({
+    logger: createMemoryLogger(), pull: fakePull, measureSpeed, plan: { env: {}, bundled: () => workspace.modelPath },
+    settings: { modelCacheDir: cacheDir, policy: 'none', threads: 1, maxTokens: 4 },
+  });
+  engines.push(engine);
+  await engine.indexWorkspace([workspace.root], () => {});
+  engine.openDocument(workspace.probeUri, PROBE_PY, 1);
+  const chosenBy = expect.stringMatching(/^auto: qwen2\.5-coder-0\.5b: 250 prompt tok\/s measured/);
+  expect((await completeTrace(engine)).model).toMatchObject({ label: expect.stringMatching(/^qwen2\.5-coder-0\.5b/), fallback: false, chosenBy });
+  await completeTrace(engine);
+  expect(measured).toEqual([DEFAULT_MODEL_NAME]);
+});
+
 test('a model pulled while modelPath is set is kept for later but not used', async () => {
   const cacheDir = path.join(workspace.dir, 'cache-2');
   const engine = createCompletionEngine({

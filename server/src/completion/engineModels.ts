@@ -72,6 +72,8 @@ export class EngineModels {
   private readonly tokenizers = new WeakMap<CompletionModel, LineTokenizer>();
   private readonly statusListeners: ((status: ModelStatus) => void)[] = [];
   private lastStatus?: string;
+  /** Whether `auto`'s speed was checked before a load ({@link measureIfUnmeasured}), by threads and cache folder. */
+  private readonly speedChecked = new Map<string, Promise<void>>();
   private disposed = false;
 
   constructor(options: EngineModelsOptions) {
@@ -86,6 +88,7 @@ export class EngineModels {
 
   /** Loads (or finds) the model the settings ask for, and tells listeners what is in use. */
   async warm(): Promise<ModelState> {
+    await this.measureIfUnmeasured();
     const state = await this.manager.get(this.settings());
     this.report(state);
     return state;
@@ -129,6 +132,28 @@ export class EngineModels {
   modelToPull(name: string | undefined): string {
     const settings = this.settings();
     return name ?? pullTarget(planModel(settings, this.planInputs), settings);
+  }
+
+  /**
+   * `auto` whose pick is pulled but whose speed here is not measured for what is served now (an
+   * update changed the served file or its adapter, the threads setting changed, another CPU): the
+   * machine is measured before the model loads, as after a first pull. Checked once per process,
+   * thread count and cache folder. Without it `auto` would stay on the smallest model until
+   * someone ran `model speed`.
+   */
+  private measureIfUnmeasured(): Promise<void> {
+    const settings = this.settings();
+    if (settings.model !== AUTO_MODEL) return Promise.resolve();
+    const key = `${resolveThreads(settings.threads)} ${settings.modelCacheDir}`;
+    let checked = this.speedChecked.get(key);
+    if (!checked) this.speedChecked.set(key, (checked = this.measureIfPlanUnmeasured(settings)));
+    return checked;
+  }
+
+  private async measureIfPlanUnmeasured(settings: CompletionSettings): Promise<void> {
+    const plan = planModel(settings, this.planInputs);
+    const first = plan.candidates[0];
+    if (plan.speedUnmeasured && plan.catalogModel && first && !first.isFallback) await this.measureForAuto(plan.catalogModel, settings);
   }
 
   /**

@@ -1,7 +1,9 @@
 /**
  * The speed measurement `auto` decides by, made from the server: `reposhapley model speed` in a
  * child process, so that the server itself never loads llama.cpp (a native abort ends only the
- * child). Run once per machine, right after the first pull, while no model of the server runs.
+ * child). Run once per machine, right after the first pull, while no model of the server runs;
+ * again before a load where `auto`'s pick is pulled but its measurement no longer counts
+ * (engineModels.ts `measureIfUnmeasured`).
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
