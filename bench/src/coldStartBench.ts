@@ -12,8 +12,7 @@
  * Default location: the README's fixture (test/fixtures/lsp-workspace/main.py:11:23, that folder
  * as the workspace). The server runs with its default settings (the pulled default model, its
  * control pack and adapter), so set up as the README says first. `--adapter FILE` sets the
- * adapterPath setting: the pack's own `adapter.gguf` there times the derived model with its adapter
- * applied at load, against the file with it folded in that the server serves otherwise.
+ * adapterPath setting: that LoRA adapter is applied at load in place of the pack's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
