@@ -50,6 +50,19 @@ const fakePull: PullFunction = async (name, options) => {
   return { kind: 'ok', path: file, source: 'pypi', sha256: ENTRY.sha256, sizeBytes: ENTRY.sizeBytes, fallbacks: [] };
 };
 
+/** A speed measurement that records which model it measured and saves 250 prompt tokens/s for it. */
+function fakeMeasurer(): { measured: string[]; measureSpeed: SpeedMeasurer } {
+  const measured: string[] = [];
+  const measureSpeed: SpeedMeasurer = async (model, threads, dir) => {
+    measured.push(model);
+    saveSpeedMeasurement(dir!, {
+      model, machine: machineKey(), threads, runtime: 'test', loadMs: 3_000, promptTokensPerSecond: 250, shortPromptTokensPerSecond: 200,
+      generatedTokensPerSecond: 25, loadAverage: 0, measuredAt: new Date().toISOString(),
+    });
+  };
+  return { measured, measureSpeed };
+}
+
 async function completeTrace(engine: CompletionEngine): Promise<CompletionTrace> {
   const outcome = await engine.complete({ uri: workspace.probeUri, ...PROBE_POSITION, trigger: 'invoked' }, new AbortController().signal);
   if (outcome.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(outcome)}`);
@@ -87,14 +100,7 @@ test('pulling the configured model switches the next completion from the fallbac
 
 test('model auto on a machine not measured yet: the pull fetches the smallest model, measures this machine, and auto says why it runs', async () => {
   const cacheDir = path.join(workspace.dir, 'cache-auto');
-  const measured: string[] = [];
-  const measureSpeed: SpeedMeasurer = async (model, threads, dir) => {
-    measured.push(model);
-    saveSpeedMeasurement(dir!, {
-      model, machine: machineKey(), threads, runtime: 'test', loadMs: 3_000, promptTokensPerSecond: 250, shortPromptTokensPerSecond: 200,
-      generatedTokensPerSecond: 25, loadAverage: 0, measuredAt: new Date().toISOString(),
-    });
-  };
+  const { measured, measureSpeed } = fakeMeasurer();
   const engine = createCompletionEngine({
     logger: createMemoryLogger(), pull: fakePull, measureSpeed,
     plan: { env: {}, bundled: () => workspace.modelPath },
@@ -145,14 +151,7 @@ test('a pull that applies the control pack: the next completion runs on the deri
 test('model auto with its pick pulled but this machine not measured for it (an update, other threads): measured once before the first load', async () => {
   const cacheDir = path.join(workspace.dir, 'cache-unmeasured');
   await fakePull(DEFAULT_MODEL_NAME, { cacheDir });
-  const measured: string[] = [];
-  const measureSpeed: SpeedMeasurer = async (model, threads, dir) => {
-    measured.push(model);
-    saveSpeedMeasurement(dir!, {
-      model, machine: machineKey(), threads, runtime: 'test', loadMs: 3_000, promptTokensPerSecond: 250, shortPromptTokensPerSecond: 200,
-      generatedTokensPerSecond: 25, loadAverage: 0, measuredAt: new Date().toISOString(),
-    });
-  };
+  const { measured, measureSpeed } = fakeMeasurer();
   const engine = createCompletionEngine({
     logger: createMemoryLogger(), pull: fakePull, measureSpeed, plan: { env: {}, bundled: () => workspace.modelPath },
     settings: { modelCacheDir: cacheDir, policy: 'none', threads: 1, maxTokens: 4 },
