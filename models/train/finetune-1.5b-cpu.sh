@@ -19,8 +19,9 @@
 #      default 100), the 1.5B without and with the candidate, paired.
 #
 # Run it with REPOSHAPLEY_PYTHON= a Python with torch 2.13 (docs/training.md). Cost on the Intel Xeon
-# with AMX (2 threads, torch 2.13 CPU wheel, bf16), 2026-12-06: 235 batches of 1,024 tokens at 6-10 s
-# each (fp32: ~16 s), 15-17 GB of memory (the 1.5B's weights in float32); step 4 ~8 s a task.
+# with AMX (2 threads, torch 2.13 CPU wheel, bf16), 2026-12-06: the first run's 235 batches of 1,024
+# tokens at 6-10 s each (fp32: ~16 s), 15-17 GB of memory (the 1.5B's weights in float32); the
+# second run's at 9-13 s each as the machine's speed varied, 20 GB; step 4 ~8 s a task.
 # The first run was not adopted (docs/history/2026-12-06-1.5b-adapter-first-run.md); the second, on
 # these sequences (834 training instances, 825 batches), started 2026-12-06 with its checkpoint
 # committed in models/adapters/qwen2.5-coder-1.5b/training/.
