@@ -12,8 +12,8 @@
 #      the 0.5B's derived file tokenizes: the two models share one vocabulary). The first run
 #      (2026-12-06, not adopted) read Y after the verified evidence of 366 instances instead.
 #   2. the epoch, checkpointed every 10 minutes in OUT/lora; with no checkpoint there it resumes from
-#      the committed one (models/adapters/qwen2.5-coder-1.5b/training/lora-checkpoint.pt) if that
-#      run's sequences are these; STOP_AFTER=SECONDS stops it (checkpointed) in time.
+#      one committed in models/adapters/qwen2.5-coder-1.5b/training/lora-checkpoint.pt (none now)
+#      if that run's sequences are these; STOP_AFTER=SECONDS stops it (checkpointed) in time.
 #   3. a candidate adapter pack in OUT/candidate (the committed pack, if any, stays).
 #   4. full (POLICIES, e.g. "none,full") on the validation packages' line and API tasks (VAL_LIMIT,
 #      default 100), the 1.5B without and with the candidate, paired.
@@ -23,8 +23,8 @@
 # tokens at 6-10 s each (fp32: ~16 s), 15-17 GB of memory (the 1.5B's weights in float32); the
 # second run's at 9-13 s each as the machine's speed varied, 20 GB; step 4 ~8 s a task.
 # The first run was not adopted (docs/history/2026-12-06-1.5b-adapter-first-run.md); the second, on
-# these sequences (834 training instances, 825 batches), started 2026-12-06 with its checkpoint
-# committed in models/adapters/qwen2.5-coder-1.5b/training/.
+# these sequences (834 training instances, 825 batches, 2026-12-06 20:53 to 2026-12-07 01:51 UTC),
+# is the adapter pack in models/adapters/qwen2.5-coder-1.5b/ (docs/training.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
