@@ -1,12 +1,15 @@
 /**
  * Memory of N editor windows on one machine (issue 49 must-reach: the servers and their shared
- * model host together at most one window's + 150 MB per extra window). For N = 1, 2, 3: N built
- * servers on the same workspace, each completing once at the same file (so the model is loaded
- * and each has its own session), then the resident memory of every server and of every model host
- * is read from /proc: RSS each, and the proportional set size of them all (`pssKiB`). With
- * `--no-shared-model-host` each server has a host of its own.
- *
- *   npx tsc -p tsconfig.json && node dist/bench/src/sharedHostMemoryBench.js FILE:LINE:COL [--workspace DIR] [--windows 3] [--no-shared-model-host]
+ * model host together at most one window's + 150 MB per extra window). Windows open one after
+ * another, as a user opens them, each a built server on the same workspace that completes at the
+ * given place (so the model is loaded and each has its own session) and then, with
+ * `--completions K`, at K − 1 other places (full prompts, as typing reads); after each window
+ * opens, the resident memory of every server and of every model host is read from /proc: RSS
+ * each, and the proportional set size of them all (`pssKiB`). One host serves them all, so the
+ * figures per extra window are differences within one host process (its RSS after loading varies
+ * by ±30 MB from one start to the next). With `--no-shared-model-host` each server has a host of
+ * its own. *
+ *   npx tsc -p tsconfig.json && node dist/bench/src/sharedHostMemoryBench.js FILE:LINE:COL [--workspace DIR] [--windows 3] [--completions 1] [--no-shared-model-host]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +26,8 @@ import { REPO_ROOT } from './repoPaths.js';
 interface Options {
   workspace?: string;
   windows: number;
+  /** Completions per window: the first at the location, the others at other lines' ends (full prompts). */
+  completions: number;
   sharedModelHost: boolean;
   threads: number;
 }
@@ -49,32 +54,58 @@ function pssKiB(pid: number): number {
   }
 }
 
-async function openWindows(count: number, target: { root: string; file: string; line: number; character: number }, options: Options, hosts: string): Promise<RawLspClient[]> {
+async function openWindow(target: { root: string; file: string; line: number; character: number }, options: Options, hosts: string): Promise<RawLspClient> {
   const settings = { threads: options.threads, maxTokens: 8, sharedModelHost: options.sharedModelHost, modelHostIdleSeconds: 0 };
   const uri = pathToFileURL(target.file).href;
   const text = readFileSync(target.file, 'utf8');
-  const clients: RawLspClient[] = [];
-  for (let i = 0; i < count; i++) {
-    const client = RawLspClient.server({ env: { REPOSHAPLEY_LOG: 'warn', REPOSHAPLEY_MODEL_HOST_DIR: hosts } });
-    clients.push(client);
-    await client.initialize(target.root, settings);
-    await client.waitIndexed();
-    client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version: 1, text } });
-    const { answer } = client.request('textDocument/inlineCompletion', { textDocument: { uri }, position: { line: target.line, character: target.character }, context: { triggerKind: 1 } });
+  const client = RawLspClient.server({ env: { REPOSHAPLEY_LOG: 'warn', REPOSHAPLEY_MODEL_HOST_DIR: hosts } });
+  await client.initialize(target.root, settings);
+  await client.waitIndexed();
+  client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version: 1, text } });
+  for (const position of positionsOf(text, target, options.completions)) {
+    const { answer } = client.request('textDocument/inlineCompletion', { textDocument: { uri }, position, context: { triggerKind: 1 } });
     await client.within('completion', answer, 120_000);
   }
-  return clients;
+  return client;
 }
 
-async function sample(count: number, target: Parameters<typeof openWindows>[1], options: Options): Promise<Sample> {
+/**
+ * The location, then the ends of lines spread over the file: a window's first completion reads a
+ * short prompt (the quick first answer), later ones at new places read full ones, as typing does,
+ * so the model's buffers are as full as in use.
+ */
+function positionsOf(text: string, target: { line: number; character: number }, count: number): Array<{ line: number; character: number }> {
+  const lines = text.split('\n');
+  const positions = [{ line: target.line, character: target.character }];
+  for (let i = 1; positions.length < count && i < lines.length; i++) {
+    const line = (target.line + i * LINE_STRIDE) % lines.length;
+    if (lines[line]!.trim() !== '') positions.push({ line, character: lines[line]!.trimEnd().length });
+  }
+  return positions;
+}
+
+/** Lines between a window's later completions: far enough that each reads a prompt of its own. */
+const LINE_STRIDE = 97;
+
+async function sample(clients: RawLspClient[], options: Options, hosts: string): Promise<Sample> {
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const serversKiB = clients.map((client) => client.rssKiB() ?? 0);
+  const hostPids = options.sharedModelHost ? (await listHosts(hosts)).map((host) => host.pid) : clients.flatMap((client) => client.childPids());
+  const totalPssKiB = [...clients.map((client) => client.pid), ...hostPids].reduce((sum, pid) => sum + pssKiB(pid), 0);
+  return { windows: clients.length, serversKiB, hostsKiB: hostPids.map((pid) => clients[0]!.rssKiB(pid) ?? 0), totalPssKiB };
+}
+
+/** Opens the windows one after another, sampling after each. */
+async function sampleWindows(target: Parameters<typeof openWindow>[0], options: Options): Promise<Sample[]> {
   const hosts = mkdtempSync(path.join(os.tmpdir(), 'memory-bench-hosts-'));
-  const clients = await openWindows(count, target, options, hosts);
+  const clients: RawLspClient[] = [];
+  const samples: Sample[] = [];
   try {
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const serversKiB = clients.map((client) => client.rssKiB() ?? 0);
-    const hostPids = options.sharedModelHost ? (await listHosts(hosts)).map((host) => host.pid) : clients.flatMap((client) => client.childPids());
-    const totalPssKiB = [...clients.map((client) => client.pid), ...hostPids].reduce((sum, pid) => sum + pssKiB(pid), 0);
-    return { windows: count, serversKiB, hostsKiB: hostPids.map((pid) => clients[0]!.rssKiB(pid) ?? 0), totalPssKiB };
+    while (clients.length < options.windows) {
+      clients.push(await openWindow(target, options, hosts));
+      samples.push(await sample(clients, options, hosts));
+    }
+    return samples;
   } finally {
     await Promise.all(clients.map((client) => client.dispose()));
     rmSync(hosts, { recursive: true, force: true });
@@ -101,6 +132,7 @@ async function main(): Promise<void> {
     .option('--workspace <dir>', 'workspace root (default: the file\'s project root)')
     .option('--windows <n>', 'up to this many windows', positiveInt, 3)
     .option('--threads <n>', 'llama.cpp threads', positiveInt, 2)
+    .option('--completions <n>', 'completions per window (the first reads the quick short prompt)', positiveInt, 1)
     .option('--no-shared-model-host', 'a model host per server (the sharedModelHost setting off)')
     .parse();
   const options = program.opts<Options>();
@@ -108,9 +140,9 @@ async function main(): Promise<void> {
   if (!location) throw new Error(`expected FILE:LINE:COL (1-based), got "${program.args[0]}"`);
   const root = options.workspace ? path.resolve(options.workspace) : findWorkspaceRoot(location.file);
   const target = { root, file: location.file, line: location.line, character: location.character };
-  const samples: Sample[] = [];
-  for (let n = 1; n <= options.windows; n++) samples.push(await sample(n, target, options));
-  console.log(`${options.sharedModelHost ? 'one shared model host' : 'a model host per server'}, ${os.cpus().length} cores, after one completion per window\n`);
+  const samples = await sampleWindows(target, options);
+  const completions = options.completions === 1 ? 'one completion' : `${options.completions} completions`;
+  console.log(`${options.sharedModelHost ? 'one shared model host' : 'a model host per server'}, ${os.cpus().length} cores, after ${completions} per window\n`);
   console.log(report(samples));
 }
 
