@@ -23,7 +23,7 @@ import { fitBudgetsToContext, fitSuffix, type TokenizedText } from '../../server
 import { layoutByName, type PromptLayout } from '../../server/src/prompt/layouts.js';
 import type { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { toTokenIds, type Segment } from '../../server/src/prompt/segments.js';
-import { generationSegments, noRetrievalSegments, withTarget, type PromptPlan } from '../../server/src/prompt/sequences.js';
+import { generationSegments, noRetrievalSegments, shownLinesOf, withTarget, type PromptPlan } from '../../server/src/prompt/sequences.js';
 import type { Retriever } from '../../server/src/retrieval/retriever.js';
 import { identifierTokens, keywordsOf } from '../../server/src/retrieval/tokens.js';
 import type { Candidate } from '../../server/src/retrieval/types.js';
@@ -150,7 +150,9 @@ export async function prepareTarget(
     const inFile = { prefix: split.prefix, suffix: split.suffix, path: target.relPath, repoName: tools.repositoryName };
     const plan = layout.planInFile(inFile, budgets, tools.tokenizer);
     const candidates = tools.retriever.retrieve(
-      { file: tools.index.file(target.relPath), relPath: target.relPath, prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line },
+      // As the server retrieves (completion/pipeline.ts): nothing of the lines the prompt shows.
+      { file: tools.index.file(target.relPath), relPath: target.relPath, prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line,
+        shownLines: shownLinesOf(plan) },
       { topK: settings.topK, windowLines: settings.windowLines },
     );
     const packed = layout.pack(candidates, budgets, tools.tokenizer);

@@ -17,9 +17,9 @@ import { fitBudgetsToContext } from '../prompt/budget.js';
 import type { PromptLayout } from '../prompt/layouts.js';
 import type { LineTokenizer } from '../prompt/lineTokenizer.js';
 import { renderSegments, toTokenIds } from '../prompt/segments.js';
-import type { PromptPlan } from '../prompt/sequences.js';
+import { shownLinesOf, type PromptPlan } from '../prompt/sequences.js';
 import type { Retriever } from '../retrieval/retriever.js';
-import type { Candidate } from '../retrieval/types.js';
+import type { Candidate, RetrievalQuery } from '../retrieval/types.js';
 import type { Logger } from '../util/logger.js';
 import { uriToPath } from '../workspace/paths.js';
 import { balanceWithSuffix } from './brackets.js';
@@ -129,7 +129,7 @@ async function buildContext(
         retrieved = { candidates: nearby.candidates, packed: nearby.packed };
         input.decisions?.rememberRetrieval({ ...nearby, linePrefix });
       } else {
-        const candidates = retrieve(input, deps, split);
+        const candidates = retrieve(input, deps, split, shownLinesOf(plan));
         const sources = retrievalSources(candidates, deps.index, input.relPath);
         const packed = await tokenizer.prepared(() => layout.pack(candidates, budgets, tokenizer), signal);
         input.decisions?.rememberRetrieval(lineRetrieval(linePrefix, candidates, packed, sources, input.position.line));
@@ -141,10 +141,10 @@ async function buildContext(
   };
 }
 
-function retrieve(input: PipelineInput, deps: PipelineDeps, split: CursorSplit): Candidate[] {
+function retrieve(input: PipelineInput, deps: PipelineDeps, split: CursorSplit, shownLines: RetrievalQuery['shownLines']): Candidate[] {
   return deps.retriever.retrieve(
     { file: input.relPath ? deps.index.file(input.relPath) : undefined, relPath: input.relPath, keywords: input.language?.symbols.keywords,
-      prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line },
+      prefixLines: split.prefix.split('\n'), suffixText: split.suffix, cursorLine: split.line, shownLines },
     { topK: input.settings.topK, windowLines: input.settings.windowLines },
   );
 }

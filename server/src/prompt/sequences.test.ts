@@ -6,7 +6,7 @@ import { LineTokenizer } from './lineTokenizer.js';
 import { chooseLayout, layoutByName, type PromptLayout } from './layouts.js';
 import { renderSegments, toTokenIds, countTokens, MissingSpecialTokenError } from './segments.js';
 import {
-  formatOneSegments, generationSegments, MAX_ECHO_TOKENS, noRetrievalSegments, planPrompt, selectionSegments, withTarget,
+  formatOneSegments, generationSegments, MAX_ECHO_TOKENS, noRetrievalSegments, planPrompt, selectionSegments, shownLinesOf, withTarget,
 } from './sequences.js';
 
 /** A deterministic stand-in tokenizer: one token per word or run of spaces, one per newline. */
@@ -344,5 +344,17 @@ describe('cursor echo (models trained with reposhapley.echo_lines)', () => {
     const echo = planPrompt(long, '', [], BUDGETS, tokenizer, 2).echo!;
     expect(echo.ids.length).toBeLessThanOrEqual(MAX_ECHO_TOKENS);
     expect(long.endsWith(echo.text)).toBe(true);
+  });
+});
+
+describe('shownLinesOf', () => {
+  const tokenizer = new LineTokenizer(wordTokenizer);
+
+  test('counts the lines above and below the cursor line that the fitted prefix and suffix keep', () => {
+    expect(shownLinesOf(planPrompt(PREFIX, SUFFIX, [], BUDGETS, tokenizer))).toEqual({ above: 5, below: 5 });
+    // A prefix budget of a few tokens keeps the cursor line's end and fewer lines above it.
+    const tight = shownLinesOf(planPrompt(PREFIX, SUFFIX, [], { ...BUDGETS, prefixTokens: 12, suffixTokens: 3 }, tokenizer));
+    expect(tight.above).toBeLessThan(5);
+    expect(tight.below).toBeLessThan(5);
   });
 });

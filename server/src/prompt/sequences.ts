@@ -55,6 +55,21 @@ export function planPrompt(
 }
 
 /**
+ * Lines of the document the prompt itself shows above and below the cursor line: the fitted
+ * prefix's and suffix's line breaks. Retrieval leaves out chunks of the document within them
+ * (RetrievalQuery.shownLines), since a chunk repeating them would spend the chunk budget twice.
+ */
+export function shownLinesOf(plan: Pick<PromptPlan, 'prefix' | 'suffix'>): { above: number; below: number } {
+  return { above: lineBreaks(plan.prefix.text), below: lineBreaks(plan.suffix.text) };
+}
+
+function lineBreaks(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
+/**
  * The last `count` lines of `text` with their newlines; the final one is the cursor line's text
  * before the cursor, and counts only when it is not empty (at a line start the echo is the
  * `count` lines above).

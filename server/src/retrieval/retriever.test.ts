@@ -65,6 +65,20 @@ describe('retrieval rules', () => {
     }
   });
 
+  test('chunks of the lines the prompt shows around the cursor are excluded too', () => {
+    const query = queryAt('shop/cart.py', 30, 8);
+    const overlapping = (candidates: ReturnType<Retriever['retrieve']>, start: number, end: number) => candidates.filter(
+      (candidate) => candidate.chunk.relPath === 'shop/cart.py' && candidate.chunk.startLine < end && candidate.chunk.endLine > start);
+    const windowOnly = retriever.retrieve(query, { topK: 10, windowLines: 2 });
+    // The prompt shows 25 lines above and 6 below: nothing of lines 5..36 may come back.
+    const shown = retriever.retrieve({ ...query, shownLines: { above: 25, below: 6 } }, { topK: 10, windowLines: 2 });
+    expect(overlapping(windowOnly, 5, 37).length).toBeGreaterThan(0);
+    expect(overlapping(shown, 5, 37)).toEqual([]);
+    // A prompt that shows fewer lines than the window still leaves the window out.
+    const few = retriever.retrieve({ ...query, shownLines: { above: 1, below: 0 } }, { topK: 10, windowLines: 8 });
+    expect(overlapping(few, 22, 38)).toEqual([]);
+  });
+
   test('ranking is deterministic and respects K', () => {
     const query = queryAt('app/checkout.py', 10, 11);
     expect(summarize(query, 3)).toBe(summarize(query, 3));

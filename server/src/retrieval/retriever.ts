@@ -67,12 +67,13 @@ export class Retriever {
 }
 
 /**
- * Excludes chunks of the document itself that overlap the cursor's region
- * [cursorLine - w, cursorLine + w): that text is already in the prompt's prefix and suffix.
+ * Excludes chunks of the document itself that overlap the cursor's region: the lines the prompt
+ * shows around the cursor (`shownLines`), and at least [cursorLine - w, cursorLine + w). That text
+ * is already in the prompt's prefix and suffix, and a prefix of 384 tokens often shows 40–60 lines.
  */
 export function cursorRegionFilter(query: RetrievalQuery, windowLines: number): (chunk: Chunk) => boolean {
-  const regionStart = query.cursorLine - windowLines;
-  const regionEnd = query.cursorLine + windowLines;
+  const regionStart = query.cursorLine - Math.max(windowLines, query.shownLines?.above ?? 0);
+  const regionEnd = query.cursorLine + Math.max(windowLines, (query.shownLines?.below ?? 0) + 1);
   return (chunk) => chunk.relPath === query.relPath && chunk.startLine < regionEnd && chunk.endLine > regionStart;
 }
 

@@ -33,6 +33,11 @@ export interface RetrievalQuery {
   /** Text after the cursor (only its first lines are used). */
   suffixText: string;
   cursorLine: number;
+  /**
+   * Lines the prompt shows above and below the cursor line (prompt/sequences.ts `shownLinesOf`):
+   * chunks of the document within them are left out, as within `windowLines` of the cursor.
+   */
+  shownLines?: { above: number; below: number };
 }
 
 /** Retrieval settings (RepoShapley A.4: window w, stride s, K). */
