@@ -8,7 +8,8 @@
  * each, and the proportional set size of them all (`pssKiB`). One host serves them all, so the
  * figures per extra window are differences within one host process (its RSS after loading varies
  * by ±30 MB from one start to the next). With `--no-shared-model-host` each server has a host of
- * its own. *
+ * its own.
+ *
  *   npx tsc -p tsconfig.json && node dist/bench/src/sharedHostMemoryBench.js FILE:LINE:COL [--workspace DIR] [--windows 3] [--completions 1] [--no-shared-model-host]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

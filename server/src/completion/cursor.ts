@@ -2,7 +2,7 @@
  * Splitting a document at the cursor, and the stop rules that follow from where the cursor is.
  * Prompts always use LF; completions are returned in the document's own line ending.
  */
-import { clampedOffset } from '../indexing/textEdits.js';
+import { clampedOffset, countLineBreaks } from '../indexing/textEdits.js';
 
 export interface CursorSplit {
   /** Text before the cursor, LF line endings. */
@@ -25,7 +25,7 @@ const SUFFIX_CHARS = 100_000;
 export function splitAtCursor(text: string, position: { line: number; character: number }): CursorSplit {
   const offset = clampedOffset(text, position);
   const requestedLine = Math.max(0, Math.floor(position.line) || 0);
-  const line = offset === text.length ? countLines(text) : requestedLine;
+  const line = offset === text.length ? countLineBreaks(text) : requestedLine;
   const prefixRaw = offset > PREFIX_CHARS ? dropFirstLine(text.slice(offset - PREFIX_CHARS, offset)) : text.slice(0, offset);
   const suffixRaw = text.slice(offset, offset + SUFFIX_CHARS);
   const usesCrlf = prefixRaw.includes('\r\n') || suffixRaw.includes('\r\n');
@@ -88,10 +88,4 @@ export function trimSuffixOverlap(completion: string, suffix: string): string {
 /** Leading whitespace of a line, in characters. */
 export function indentOf(line: string): number {
   return line.length - line.trimStart().length;
-}
-
-function countLines(text: string): number {
-  let count = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
-  return count;
 }

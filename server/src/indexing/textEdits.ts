@@ -105,6 +105,13 @@ function advance(start: Point, inserted: string): Point {
   return { row: start.row + rows, column: inserted.length - lastNewline - 1 };
 }
 
+/** Line breaks (`\n`) in `text`: the lines a text spans, less one. */
+export function countLineBreaks(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
 /**
  * Lines without terminators. Only `\n` ends a line (as for tree-sitter rows and LSP positions);
  * the `\r` of a CRLF ending is stripped, so line numbers agree across all three.

@@ -13,6 +13,7 @@
  * the echo ours answered `return ...` after `x = ` (docs/model-pipeline.md). Large FIM models need
  * no echo; a GGUF says it was trained with one in `reposhapley.echo_lines`.
  */
+import { countLineBreaks } from '../indexing/textEdits.js';
 import type { Candidate } from '../retrieval/types.js';
 import { packCandidates, fitPrefix, fitSuffix, type PackedChunk, type TokenizedText } from './budget.js';
 import type { LineTokenizer } from './lineTokenizer.js';
@@ -60,13 +61,7 @@ export function planPrompt(
  * (RetrievalQuery.shownLines), since a chunk repeating them would spend the chunk budget twice.
  */
 export function shownLinesOf(plan: Pick<PromptPlan, 'prefix' | 'suffix'>): { above: number; below: number } {
-  return { above: lineBreaks(plan.prefix.text), below: lineBreaks(plan.suffix.text) };
-}
-
-function lineBreaks(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
-  return count;
+  return { above: countLineBreaks(plan.prefix.text), below: countLineBreaks(plan.suffix.text) };
 }
 
 /**
