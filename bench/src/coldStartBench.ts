@@ -13,14 +13,18 @@
  * as the workspace). The server runs with its default settings (the pulled default model, its
  * control pack and adapter), so set up as the README says first. `--adapter FILE` sets the
  * adapterPath setting: that LoRA adapter is applied at load in place of the pack's.
+ *
+ * The file is opened with the cursor's line cut at the cursor, as while typing there; the report
+ * gives what the line held after it beside each answer. `--keep-line-rest` opens the file as it is
+ * (an answer the rest of the line already holds is then trimmed, and the ghost text is empty).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import type { SettingsPatch } from '../../shared/settings.js';
 import { findWorkspaceRoot, parseLocation } from '../../server/src/cli/location.js';
-import { coldStart, type ColdStart } from './driver/coldStart.js';
+import { coldStart, withLineRestCut, type ColdStart } from './driver/coldStart.js';
 import { positiveInt } from './cliNumbers.js';
 import { markdownTable, num } from './report/format.js';
 import { REPO_ROOT } from './repoPaths.js';
@@ -37,9 +41,10 @@ interface Options {
   serverLog?: string;
   warmHost?: boolean;
   adapter?: string;
+  keepLineRest?: boolean;
 }
 
-function report(runs: ColdStart[], location: string): string {
+function report(runs: ColdStart[], location: string, lineRest: string | undefined): string {
   const firsts = runs.map((r) => r.firstAnswerMs);
   const table = markdownTable(
     ['run', 'initialized (ms)', 'first ghost text (ms)', 'of it generation (ms)', 'prompt tokens', 'outcome', 'text'],
@@ -50,6 +55,7 @@ function report(runs: ColdStart[], location: string): string {
   );
   const lines = [
     `cold start at ${location}: ${runs.length} runs, load average ${os.loadavg()[0]!.toFixed(1)} at the end`,
+    lineRest === undefined ? 'the file opened as it is' : `the cursor's line cut at the cursor; the file's line went on with \`${JSON.stringify(lineRest)}\``,
     '',
     table,
     '',
@@ -69,6 +75,7 @@ async function main(): Promise<void> {
     .option('--server-log <file>', 'append each server\'s debug log to this file')
     .option('--warm-host', 'a model host already has the model loaded (one unmeasured start loads it first)')
     .option('--adapter <file>', 'the adapterPath setting: a LoRA adapter applied at load')
+    .option('--keep-line-rest', 'open the file as it is, not with the cursor\'s line cut at the cursor')
     .parse();
   const options = program.opts<Options>();
   const locationText = program.args[0] ?? DEFAULT_LOCATION;
@@ -78,7 +85,8 @@ async function main(): Promise<void> {
   const root = workspace ? path.resolve(REPO_ROOT, workspace) : findWorkspaceRoot(location.file);
   const target = { root, file: location.file, position: { line: location.line, character: location.character } };
   const runs = options.warmHost ? await warmHostStarts(target, options) : await coldStarts(target, options);
-  console.log(report(runs, `${locationText}${options.warmHost ? ', model host already loaded' : ''}`));
+  const lineRest = options.keepLineRest ? undefined : withLineRestCut(readFileSync(location.file, 'utf8'), target.position).rest;
+  console.log(report(runs, `${locationText}${options.warmHost ? ', model host already loaded' : ''}`, lineRest));
 }
 
 type Target = Parameters<typeof coldStart>[0];
@@ -95,7 +103,8 @@ async function coldStarts(target: Target, options: Options): Promise<ColdStart[]
   for (let i = 0; i < options.repeats; i++) {
     const hosts = mkdtempSync(path.join(os.tmpdir(), 'cold-start-hosts-'));
     try {
-      runs.push(await coldStart(target, { settings, logFile: options.serverLog, env: { ...process.env, REPOSHAPLEY_MODEL_HOST_DIR: hosts } }));
+      const env = { ...process.env, REPOSHAPLEY_MODEL_HOST_DIR: hosts };
+      runs.push(await coldStart(target, { settings, logFile: options.serverLog, env, cutLineRest: !options.keepLineRest }));
     } finally {
       rmSync(hosts, { recursive: true, force: true });
     }
@@ -107,11 +116,11 @@ async function coldStarts(target: Target, options: Options): Promise<ColdStart[]
 async function warmHostStarts(target: Target, options: Options): Promise<ColdStart[]> {
   const settings: SettingsPatch = { ...serverSettings(options), modelHostIdleSeconds: 60 };
   const hosts = mkdtempSync(path.join(os.tmpdir(), 'warm-start-hosts-'));
-  const env = { ...process.env, REPOSHAPLEY_MODEL_HOST_DIR: hosts };
+  const start = { settings, logFile: options.serverLog, env: { ...process.env, REPOSHAPLEY_MODEL_HOST_DIR: hosts }, cutLineRest: !options.keepLineRest };
   try {
-    await coldStart(target, { settings, logFile: options.serverLog, env });
+    await coldStart(target, start);
     const runs: ColdStart[] = [];
-    for (let i = 0; i < options.repeats; i++) runs.push(await coldStart(target, { settings, logFile: options.serverLog, env }));
+    for (let i = 0; i < options.repeats; i++) runs.push(await coldStart(target, start));
     return runs;
   } finally {
     const { runModelHosts } = await import('../../server/src/cli/hostCommand.js');

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createTempWorkspace, PROBE_POSITION, tinyModelSettings, type TempWorkspace } from '../../../test/reliability/fixtureWorkspace.js';
-import { coldStart } from './coldStart.js';
+import { coldStart, withLineRestCut } from './coldStart.js';
 
 let workspace: TempWorkspace;
 
@@ -27,3 +27,10 @@ test('the first request after open is answered by the configured model, timed fr
   expect(run.initializedMs).toBeGreaterThan(0);
   expect(run.firstAnswerMs).toBeGreaterThan(run.initializedMs);
 }, 60_000);
+
+test('the cursor\'s line is cut at the cursor, as while typing there; the rest is what the file held', () => {
+  const text = 'def f():\n    changed = False\n    return changed\n';
+  expect(withLineRestCut(text, { line: 1, character: 14 })).toEqual({ text: 'def f():\n    changed = \n    return changed\n', rest: 'False' });
+  expect(withLineRestCut('a = 1\r\nb = 2\r\n', { line: 0, character: 4 })).toEqual({ text: 'a = \r\nb = 2\r\n', rest: '1' });
+  expect(withLineRestCut('x\n', { line: 5, character: 0 })).toEqual({ text: 'x\n', rest: '' });
+});

@@ -3,6 +3,10 @@
  * initialize it on the workspace, open the file and ask for an inline completion at once (the
  * worst case: no time for the background prefill a resting cursor would give). The request waits
  * for indexing and the model's load like any other, so its answer is the first ghost text.
+ *
+ * The file is opened as a user typing at the cursor has it: the cursor's line ends at the cursor
+ * (`cutLineRest`, the default). With the rest of the line left in place, an answer the line already
+ * holds is trimmed as a repeat of the suffix, and the first "ghost text" would be empty.
  */
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
@@ -39,6 +43,8 @@ export interface ColdStartOptions {
   /** Append the server's debug log here. */
   logFile?: string;
   env?: NodeJS.ProcessEnv;
+  /** Open the file with the cursor's line ending at the cursor (default true). */
+  cutLineRest?: boolean;
 }
 
 export async function coldStart(target: ColdStartTarget, options: ColdStartOptions = {}): Promise<ColdStart> {
@@ -49,17 +55,29 @@ export async function coldStart(target: ColdStartTarget, options: ColdStartOptio
   try {
     const initializedMs = performance.now() - spawned;
     const uri = pathToFileURL(target.file).href;
-    await session.open(uri, await readFile(target.file, 'utf8'));
+    const text = await readFile(target.file, 'utf8');
+    await session.open(uri, options.cutLineRest === false ? text : withLineRestCut(text, target.position).text);
     const { answer } = session.requestInline(uri, target.position, 'line', 1, ANSWER_TIMEOUT_MS);
-    const { text, traceId } = await answer;
+    const { text: answered, traceId } = await answer;
     const firstAnswerMs = performance.now() - spawned;
     const trace = await session.trace(traceId);
     return {
-      initializedMs, firstAnswerMs, text, outcome: trace?.outcome,
+      initializedMs, firstAnswerMs, text: answered, outcome: trace?.outcome,
       model: trace?.model ? `${trace.model.label}${trace.model.fallback ? ' (FALLBACK)' : ''}` : undefined,
       promptTokens: trace?.tokens.prompt, generationMs: trace?.timings.generationMs,
     };
   } finally {
     await session.dispose();
   }
+}
+
+/** `text` with the rest of `position`'s line removed, and what was removed (the answer the file holds). */
+export function withLineRestCut(text: string, position: Position): { text: string; rest: string } {
+  const lines = text.split('\n');
+  const line = lines[position.line];
+  if (line === undefined) return { text, rest: '' };
+  const cr = line.endsWith('\r') ? '\r' : '';
+  const body = cr ? line.slice(0, -1) : line;
+  lines[position.line] = body.slice(0, position.character) + cr;
+  return { text: lines.join('\n'), rest: body.slice(position.character) };
 }

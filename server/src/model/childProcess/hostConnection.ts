@@ -263,8 +263,7 @@ function startHost(endpoint: HostEndpoint, idleSeconds: number): ChildProcess {
       // Its own session: the host outlives the window that started it, for the others.
       detached: true,
       stdio: ['ignore', log, log],
-      // ggml would otherwise try to attach gdb for a backtrace before it aborts (seconds).
-      env: { ...process.env, GGML_NO_BACKTRACE: '1' },
+      env: hostEnvironment(process.env),
     });
     child.on('error', () => undefined); // a failed start is seen as no host listening
     child.unref();
@@ -272,6 +271,18 @@ function startHost(endpoint: HostEndpoint, idleSeconds: number): ChildProcess {
   } finally {
     closeSync(log);
   }
+}
+
+/**
+ * The model host's environment: the server's, plus two settings for llama.cpp. ggml would
+ * otherwise try to attach gdb for a backtrace before it aborts (seconds). glibc gives every thread
+ * that allocates its own malloc arena, and the host's (llama.cpp's workers, node's pools) keep
+ * freed memory there: two arenas hold the host ~35–45 MB smaller with two or three windows
+ * connected, at unchanged latency (docs/benchmarks.md, "Beside other work"). A value the user set
+ * is kept; other C libraries ignore the variable.
+ */
+export function hostEnvironment(serverEnvironment: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { MALLOC_ARENA_MAX: '2', ...serverEnvironment, GGML_NO_BACKTRACE: '1' };
 }
 
 /** A connected socket, or the error code (ENOENT: no host; ECONNREFUSED: a dead host's file). */

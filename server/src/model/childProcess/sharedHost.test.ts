@@ -15,7 +15,8 @@ import { writeTinyModel, type TinyModel } from '../../../../test/support/tinyMod
 import type { LoadModelOptions } from '../completionModel.js';
 import { createMemoryLogger } from '../../util/logger.js';
 import { ChildProcessCompletionModel, loadModelInChildProcess, ModelHostExitedError } from './childProcessModel.js';
-import { listHosts, serverVersion, type ModelHostOptions } from './hostConnection.js';
+import { hostEnvironment, listHosts, serverVersion, type ModelHostOptions } from './hostConnection.js';
+import { SERVER_NODE_FLAGS } from '../../../../shared/nodeFlags.js';
 import { runModelHosts } from '../../cli/hostCommand.js';
 import { hostEndpoint, type HostEndpoint, type OwnerCheck } from './hostEndpoint.js';
 import { packageRoot } from '../../util/packageRoot.js';
@@ -79,6 +80,19 @@ describe('servers loading the same model', () => {
     const again = await mine.generate(prompt, { maxTokens: 16, singleLine: false });
     expect(again).toEqual(together[0]);
     expect(mine.lastReusedTokens).toBeGreaterThanOrEqual(prompt.length - 1);
+  });
+
+  test.runIf(process.platform === 'linux')('the host runs with the servers\' node flags and two malloc arenas', async () => {
+    const model = await load();
+    const [argv, environ] = ['cmdline', 'environ'].map((file) => readFileSync(`/proc/${model.hostPid}/${file}`, 'utf8').split('\0'));
+    expect(argv!.slice(1, 1 + SERVER_NODE_FLAGS.length)).toEqual(SERVER_NODE_FLAGS);
+    expect(environ).toContain('MALLOC_ARENA_MAX=2');
+    expect(environ).toContain('GGML_NO_BACKTRACE=1');
+  });
+
+  test('a MALLOC_ARENA_MAX the user set is kept', () => {
+    expect(hostEnvironment({ MALLOC_ARENA_MAX: '8', PATH: '/bin' })).toEqual({ MALLOC_ARENA_MAX: '8', PATH: '/bin', GGML_NO_BACKTRACE: '1' });
+    expect(hostEnvironment({ PATH: '/bin' }).MALLOC_ARENA_MAX).toBe('2');
   });
 
   test('`model hosts` lists a host with its model and servers, without counting itself; --stop stops it', async () => {
