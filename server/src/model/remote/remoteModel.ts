@@ -25,6 +25,7 @@ import { PreparedTokens } from '../preparedTokens.js';
 import { LlamaServerApi, ModelServerError, type ModelServerOptions } from './llamaServerApi.js';
 import { RemoteSession } from './remoteSession.js';
 import { declaredLayoutOf, triggerSoftmaxOf } from '../reposhapleyKeys.js';
+import { adapterWarning, describeAdapters, packAdapterFor, type LoraAdapterAnswer } from './adapterCheck.js';
 
 export { UntokenizedTextError } from '../completionModel.js';
 
@@ -63,9 +64,16 @@ export async function loadRemoteModel(options: ModelServerOptions, logger: Logge
     const fileName = path.basename(props.model_path ?? 'model.gguf');
     const pack = packForFile(fileName);
     const info = describeRemote(api.url, fileName, { vocabularySize, contextSize }, scan, pack);
-    for (const warning of [...scan.warnings, ...identityWarnings(info, pack, fileName)]) logger.warn(`model server ${api.url}: ${warning}`);
+    const adapters = await api.getJson<LoraAdapterAnswer[]>('/lora-adapters', signal).catch((error: unknown) => {
+      if (signal?.aborted) throw error;
+      return error instanceof Error ? error : new Error(String(error));
+    });
+    const adapterProblem = adapterWarning(fileName, packAdapterFor(fileName, pack), adapters);
+    for (const warning of [...scan.warnings, ...identityWarnings(info, pack, fileName), ...(adapterProblem ? [adapterProblem] : [])]) {
+      logger.warn(`model server ${api.url}: ${warning}`);
+    }
     logger.info(`model server ${api.url}: ${fileName} (${props.build_info ?? 'unknown build'}), vocabulary ${vocabularySize}, ` +
-      `context ${contextSize} per slot, ${props.total_slots ?? 1} slots, control tokens ${info.hasControlTokens}` +
+      `context ${contextSize} per slot, ${props.total_slots ?? 1} slots, control tokens ${info.hasControlTokens}, ${describeAdapters(adapters)}` +
       (pack ? `, control pack of ${pack.base.model} (trained: ${pack.trained})` : ''));
     return { kind: 'ok', model: new RemoteCompletionModel(api, info, props.total_slots ?? 1) };
   } catch (error) {
