@@ -3,6 +3,7 @@
  * model file and options; server/src/model/childProcess/), and stopping them to free their memory
  * now rather than after their idle time. A stopped host is started again by the next completion.
  */
+import { readFileSync } from 'node:fs';
 import { listHosts, type RunningHost } from '../model/childProcess/hostConnection.js';
 import { EXIT_OK, type CliOutput } from './output.js';
 
@@ -28,13 +29,25 @@ export async function runModelHosts(options: HostsOptions, deps: HostsDeps): Pro
   for (const host of hosts) {
     if (options.stop) {
       kill(host.pid, 'SIGTERM');
-      deps.output.out(`stopped ${describe(host)}`);
-    } else deps.output.out(describe(host));
+      deps.output.out(`stopped ${describeHost(host, residentMegabytes(host.pid))}`);
+    } else deps.output.out(describeHost(host, residentMegabytes(host.pid)));
   }
   return EXIT_OK;
 }
 
-function describe(host: RunningHost): string {
+/** `pid 123: MODEL, 2 servers connected, 905 MB resident (SOCKET)`; the memory where it is known. */
+export function describeHost(host: RunningHost, residentMb: number | undefined): string {
   const servers = `${host.clients} server${host.clients === 1 ? '' : 's'} connected`;
-  return `pid ${host.pid}: ${host.model ?? 'no model loaded yet'}, ${servers} (${host.socket})`;
+  const memory = residentMb === undefined ? '' : `, ${residentMb} MB resident`;
+  return `pid ${host.pid}: ${host.model ?? 'no model loaded yet'}, ${servers}${memory} (${host.socket})`;
+}
+
+/** A process's resident memory in MB, from Linux's /proc; undefined elsewhere or once it has gone. */
+export function residentMegabytes(pid: number, readStatus = (file: string) => readFileSync(file, 'utf8')): number | undefined {
+  try {
+    const kilobytes = /^VmRSS:\s+(\d+) kB/m.exec(readStatus(`/proc/${pid}/status`))?.[1];
+    return kilobytes === undefined ? undefined : Math.round(Number(kilobytes) / 1024);
+  } catch {
+    return undefined;
+  }
 }
