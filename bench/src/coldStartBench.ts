@@ -18,13 +18,13 @@
  * gives what the line held after it beside each answer. `--keep-line-rest` opens the file as it is
  * (an answer the rest of the line already holds is then trimmed, and the ghost text is empty).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import type { SettingsPatch } from '../../shared/settings.js';
 import { findWorkspaceRoot, parseLocation } from '../../server/src/cli/location.js';
-import { coldStart, withLineRestCut, type ColdStart } from './driver/coldStart.js';
+import { coldStart, type ColdStart } from './driver/coldStart.js';
 import { positiveInt } from './cliNumbers.js';
 import { markdownTable, num } from './report/format.js';
 import { REPO_ROOT } from './repoPaths.js';
@@ -44,7 +44,8 @@ interface Options {
   keepLineRest?: boolean;
 }
 
-function report(runs: ColdStart[], location: string, lineRest: string | undefined): string {
+function report(runs: ColdStart[], location: string): string {
+  const lineRest = runs[0]?.lineRest;
   const firsts = runs.map((r) => r.firstAnswerMs);
   const table = markdownTable(
     ['run', 'initialized (ms)', 'first ghost text (ms)', 'of it generation (ms)', 'prompt tokens', 'outcome', 'text'],
@@ -85,8 +86,7 @@ async function main(): Promise<void> {
   const root = workspace ? path.resolve(REPO_ROOT, workspace) : findWorkspaceRoot(location.file);
   const target = { root, file: location.file, position: { line: location.line, character: location.character } };
   const runs = options.warmHost ? await warmHostStarts(target, options) : await coldStarts(target, options);
-  const lineRest = options.keepLineRest ? undefined : withLineRestCut(readFileSync(location.file, 'utf8'), target.position).rest;
-  console.log(report(runs, `${locationText}${options.warmHost ? ', model host already loaded' : ''}`, lineRest));
+  console.log(report(runs, `${locationText}${options.warmHost ? ', model host already loaded' : ''}`));
 }
 
 type Target = Parameters<typeof coldStart>[0];

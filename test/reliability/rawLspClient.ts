@@ -10,6 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FULL_CAPABILITIES, MAIN_JS, REPO_ROOT } from '../lsp/lspTestClient.js';
 import { SERVER_NODE_FLAGS } from '../../shared/nodeFlags.js';
+import { residentKiB } from '../../server/src/util/processMemory.js';
 
 export { MAIN_JS, REPO_ROOT };
 
@@ -216,12 +217,7 @@ export class RawLspClient {
 
   /** Resident memory of the server in KiB (VmRSS from /proc/PID/status); undefined once it exited. */
   rssKiB(pid = this.pid): number | undefined {
-    try {
-      const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      return match ? Number(match[1]) : undefined;
-    } catch {
-      return undefined;
-    }
+    return residentKiB(pid);
   }
 
   /** The processes the server started (its model host), from /proc; empty once it exited. */

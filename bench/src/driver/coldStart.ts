@@ -11,6 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import type { SettingsPatch } from '../../../shared/settings.js';
+import { clampedOffset } from '../../../server/src/indexing/textEdits.js';
 import type { Position } from '../tasks/types.js';
 import { ServerSession } from './serverSession.js';
 
@@ -34,6 +35,8 @@ export interface ColdStart {
   model?: string;
   promptTokens?: number;
   generationMs?: number;
+  /** What the cut removed from the cursor's line (the answer the file holds); undefined when the file opened whole. */
+  lineRest?: string;
 }
 
 export interface ColdStartOptions {
@@ -55,8 +58,9 @@ export async function coldStart(target: ColdStartTarget, options: ColdStartOptio
   try {
     const initializedMs = performance.now() - spawned;
     const uri = pathToFileURL(target.file).href;
-    const text = await readFile(target.file, 'utf8');
-    await session.open(uri, options.cutLineRest === false ? text : withLineRestCut(text, target.position).text);
+    const file = await readFile(target.file, 'utf8');
+    const opened = options.cutLineRest === false ? { text: file, rest: undefined } : withLineRestCut(file, target.position);
+    await session.open(uri, opened.text);
     const { answer } = session.requestInline(uri, target.position, 'line', 1, ANSWER_TIMEOUT_MS);
     const { text: answered, traceId } = await answer;
     const firstAnswerMs = performance.now() - spawned;
@@ -64,7 +68,7 @@ export async function coldStart(target: ColdStartTarget, options: ColdStartOptio
     return {
       initializedMs, firstAnswerMs, text: answered, outcome: trace?.outcome,
       model: trace?.model ? `${trace.model.label}${trace.model.fallback ? ' (FALLBACK)' : ''}` : undefined,
-      promptTokens: trace?.tokens.prompt, generationMs: trace?.timings.generationMs,
+      promptTokens: trace?.tokens.prompt, generationMs: trace?.timings.generationMs, lineRest: opened.rest,
     };
   } finally {
     await session.dispose();
@@ -73,11 +77,9 @@ export async function coldStart(target: ColdStartTarget, options: ColdStartOptio
 
 /** `text` with the rest of `position`'s line removed, and what was removed (the answer the file holds). */
 export function withLineRestCut(text: string, position: Position): { text: string; rest: string } {
-  const lines = text.split('\n');
-  const line = lines[position.line];
-  if (line === undefined) return { text, rest: '' };
-  const cr = line.endsWith('\r') ? '\r' : '';
-  const body = cr ? line.slice(0, -1) : line;
-  lines[position.line] = body.slice(0, position.character) + cr;
-  return { text: lines.join('\n'), rest: body.slice(position.character) };
+  const at = clampedOffset(text, position);
+  let lineEnd = text.indexOf('\n', at);
+  if (lineEnd === -1) lineEnd = text.length;
+  if (lineEnd > at && text.charCodeAt(lineEnd - 1) === 13) lineEnd--; // the line's CR stays with its LF
+  return { text: text.slice(0, at) + text.slice(lineEnd), rest: text.slice(at, lineEnd) };
 }

@@ -3,8 +3,8 @@
  * model file and options; server/src/model/childProcess/), and stopping them to free their memory
  * now rather than after their idle time. A stopped host is started again by the next completion.
  */
-import { readFileSync } from 'node:fs';
 import { listHosts, type RunningHost } from '../model/childProcess/hostConnection.js';
+import { residentKiB } from '../util/processMemory.js';
 import { EXIT_OK, type CliOutput } from './output.js';
 
 export interface HostsOptions {
@@ -42,12 +42,8 @@ export function describeHost(host: RunningHost, residentMb: number | undefined):
   return `pid ${host.pid}: ${host.model ?? 'no model loaded yet'}, ${servers}${memory} (${host.socket})`;
 }
 
-/** A process's resident memory in MB, from Linux's /proc; undefined elsewhere or once it has gone. */
-export function residentMegabytes(pid: number, readStatus = (file: string) => readFileSync(file, 'utf8')): number | undefined {
-  try {
-    const kilobytes = /^VmRSS:\s+(\d+) kB/m.exec(readStatus(`/proc/${pid}/status`))?.[1];
-    return kilobytes === undefined ? undefined : Math.round(Number(kilobytes) / 1024);
-  } catch {
-    return undefined;
-  }
+/** A process's resident memory in MB, where the system says (Linux); `readStatus` as residentKiB's. */
+export function residentMegabytes(pid: number, readStatus?: (file: string) => string): number | undefined {
+  const kiB = residentKiB(pid, readStatus);
+  return kiB === undefined ? undefined : Math.round(kiB / 1024);
 }
