@@ -54,6 +54,7 @@ import {
   EVIDENCE_PROMPTS, instanceSequences, TRIGGER_TARGETS, type EvidencePrompt, type InstanceFields, type InstanceSequences, type TriggerTarget,
 } from './instanceSequences.js';
 import { PACK_TOKEN_TEXTS } from './packFiles.js';
+import { SequenceWriter } from './sequenceFile.js';
 
 /**
  * What the states in a features folder mean; a folder of another format is refused, never mixed.
@@ -146,26 +147,6 @@ async function extractStates(sequences: InstanceSequences, reader: HiddenStateRe
   const { states: generation, triggerState } = await generationStates(reader, trigger, [...trigger, ...rest], y);
   const selection = steps.length > 0 ? (await reader.statesAfter(trigger, steps)).slice(1) : [];
   await writer.add(fields, triggerState, selection, generation, y);
-}
-
-/** The sequences themselves (sequences.jsonl, one instance per line) for the fine-tune; resumable like the states. */
-class SequenceWriter {
-  private constructor(private readonly file: string, readonly done: Set<string>) {}
-
-  static async open(dir: string): Promise<SequenceWriter> {
-    const file = path.join(dir, 'sequences.jsonl');
-    const lines = existsSync(file) ? (await readFile(file, 'utf8')).split('\n') : [];
-    const whole = lines.flatMap((line) => { try { return line ? [{ line, id: (JSON.parse(line) as { id: string }).id }] : []; } catch { return []; } });
-    // Rewrite without a torn last line.
-    await writeFile(file, whole.map(({ line }) => `${line}\n`).join(''));
-    return new SequenceWriter(file, new Set(whole.map((r) => r.id)));
-  }
-
-  async add(sequences: InstanceSequences): Promise<void> {
-    const { fields, ...tokens } = sequences;
-    await appendFile(this.file, `${JSON.stringify({ ...fields, ...tokens })}\n`);
-    this.done.add(fields.id);
-  }
 }
 
 /** Appends states and index lines; knows which ids are done and cuts a torn tail on open. */

@@ -8,92 +8,34 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEFAULT_SETTINGS, type CompletionSettings } from '../../shared/settings.js';
-import { runPipeline } from '../../server/src/completion/pipeline.js';
-import type { CompletionModel, GenerationOptions, ModelSession, SpecialTokenIds } from '../../server/src/model/completionModel.js';
-import { REPOSHAPLEY_SPECIAL_TOKENS } from '../../server/src/model/specialTokens.js';
-import { chooseLayout } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { keywordsOf } from '../../server/src/retrieval/tokens.js';
-import { silentLogger } from '../../server/src/util/logger.js';
-import { loadLlamaVocab, type LlamaVocab } from '../tokenizer/llamaVocab.js';
-import { readArtifact, specialIds, tokenId, type TokenizerArtifact } from '../tokenizer/tokenizerArtifact.js';
+import { inferencePrompt as pipelinePrompt, loadTestVocabulary, type TestVocabulary } from '../../test/support/recordingPipeline.js';
 import { openRepository } from './repositoryTools.js';
 import { findTargets, type Target } from './targets.js';
 import { evidenceOnlyIdentifiers, lmWindows, parseSequenceFormats, targetSequences, type PromptSettings } from './trainingSequences.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..', 'test', 'fixtures', 'retrieval-ws');
-const TOKENIZER = path.resolve(HERE, '..', 'default', 'tokenizer.json');
 
-let artifact: TokenizerArtifact;
-let vocab: LlamaVocab;
-let special: SpecialTokenIds;
+let vocabulary: TestVocabulary;
+let vocab: TestVocabulary['vocab'];
+let special: TestVocabulary['special'];
 
 beforeAll(async () => {
-  artifact = await readArtifact(TOKENIZER);
-  vocab = await loadLlamaVocab(artifact);
-  const ids = specialIds(artifact);
-  const id = (text: string) => tokenId(artifact, text);
-  special = {
-    fimPrefix: ids.fimPrefix, fimSuffix: ids.fimSuffix, fimMiddle: ids.fimMiddle, endOfText: ids.endOfText,
-    need: id('<NEED>'), done: id('<DONE>'), keep: id('<KEEP>'), drop: id('<DROP>'), select: id('<SELECT>'),
-    chunkOpen: REPOSHAPLEY_SPECIAL_TOKENS.filter((t) => /^<C_/.test(t)).map(id),
-    chunkClose: REPOSHAPLEY_SPECIAL_TOKENS.filter((t) => /^<\/C_/.test(t)).map(id),
-  };
+  vocabulary = await loadTestVocabulary();
+  ({ vocab, special } = vocabulary);
 });
 
 afterAll(async () => {
-  await vocab?.dispose();
+  await vocabulary?.dispose();
 });
 
-/** A model whose session records the prompt it is asked to continue. */
-function recordingModel(contextSize: number, echoLines: number): CompletionModel & { prompts: number[][] } {
-  const prompts: number[][] = [];
-  const session: ModelSession = {
-    lastReusedTokens: 0, totalReusedTokens: 0,
-    async decide() { throw new Error('not used'); },
-    async decideSequence() { throw new Error('not used'); },
-    async generate(tokens: number[], _options: GenerationOptions) {
-      prompts.push(tokens);
-      return { text: '', tokens: [], stoppedBy: 'eos' as const };
-    },
-    async logLikelihood() { return 0; },
-    async dispose() {},
-  };
-  return {
-    prompts,
-    info: {
-      path: 'recording.gguf', architecture: 'llama', contextSize, vocabularySize: artifact.tokens.length, special,
-      hasControlTokens: true, fimLayout: 'reposhapley', gpuLayers: 0, threads: 1, controlTokensTrained: false, echoLines,
-    },
-    tokenize: (text) => vocab.tokenize(text),
-    detokenize: (tokens) => vocab.detokenize(tokens),
-    createSession: async () => session,
-    dispose: async () => {},
-  };
-}
-
-/** What the server sends to the model for `target` under `policy`: a fresh index with the buffer open, as the engine has it. */
-async function inferencePrompt(
+/** What the server sends to the model for `target` under `policy`. */
+function inferencePrompt(
   target: Target, fileText: string, policy: 'none' | 'full', contextSize: number, settings: CompletionSettings, echoLines: number,
 ): Promise<number[]> {
-  const tokenizer = new LineTokenizer({ tokenize: vocab.tokenize });
-  const repo = await openRepository(ROOT, settings, tokenizer);
-  try {
-    const buffer = fileText.slice(0, target.start) + fileText.slice(target.end);
-    const absPath = path.join(ROOT, target.relPath);
-    repo.index.openDocument(absPath, buffer);
-    const model = recordingModel(contextSize, echoLines);
-    await runPipeline({
-      uri: `file://${absPath}`, text: buffer, relPath: target.relPath, position: { line: target.line, character: target.character },
-      settings: { ...settings, policy }, model, session: await model.createSession(), tokenizer,
-      layout: chooseLayout(model.info), repoName: 'retrieval-ws',
-    }, { index: repo.index, retriever: repo.retriever, logger: silentLogger }, new AbortController().signal);
-    expect(model.prompts).toHaveLength(1);
-    return model.prompts[0]!;
-  } finally {
-    repo.dispose();
-  }
+  return pipelinePrompt(vocabulary, ROOT, target, fileText, policy, { contextSize, echoLines, settings });
 }
 
 describe('targetSequences', () => {

@@ -250,10 +250,13 @@ class Run:
 
 
 def run_epochs(run: Run, checkpointer: Checkpointer, resume_from: Path | None, epochs_wanted: int,
-               initial_eval: bool) -> tuple[list[dict], dict | None] | None:
+               initial_eval: bool, init_from: Path | None = None) -> tuple[list[dict], dict | None] | None:
     """The epochs from where the checkpoint (if any) left off: the history and the last validation's
-    metrics, or None when the run stopped with a checkpoint."""
+    metrics, or None when the run stopped with a checkpoint. A run that starts afresh starts from
+    `init_from`'s trained weights where given (a resumed run has them in its own checkpoint)."""
     resumed = checkpointer.resume(resume_from)
+    if not resumed and init_from:
+        print(json.dumps({"initialized": {"from": str(init_from), "tensors": checkpointer.initialize(init_from)}}), flush=True)
     # Each epoch draws its batch order from rng once: a resumed run replays the draws of the epochs done.
     rng = random.Random(0)
     if resumed:
@@ -329,6 +332,9 @@ def main() -> None:
     parser.add_argument("--stop-after", type=float, default=0, help="checkpoint and stop after this many seconds (0: run to the end)")
     parser.add_argument("--resume-from", type=Path, default=None,
                         help="a checkpoint.pt to resume from (default: OUT/checkpoint.pt when there)")
+    parser.add_argument("--init-from", type=Path, default=None,
+                        help="start from another run's trained weights (its checkpoint.pt: the adapter and rows it ended with), "
+                             "with a fresh optimizer: a further fine-tune of a shipped adapter on new data")
     parser.add_argument("--initial-eval", action=argparse.BooleanOptionalAction, default=True,
                         help="validate before training (epoch 0 of the history; on two CPU cores ~20 minutes)")
     parser.add_argument("--train-report", action=argparse.BooleanOptionalAction, default=True,
@@ -366,7 +372,7 @@ def main() -> None:
     checkpointer = Checkpointer(args.out, run_fingerprint(args, lr), tuner, optimizer, args.checkpoint_every, args.stop_after)
     run = Run(tuner, optimizer, train, val, ids, args.device, autocast, args.max_tokens, args.completion_after, trigger,
               args.generation_only)
-    outcome = run_epochs(run, checkpointer, args.resume_from, args.epochs, args.initial_eval)
+    outcome = run_epochs(run, checkpointer, args.resume_from, args.epochs, args.initial_eval, args.init_from)
     if outcome is None:
         print(json.dumps({"stopped": "checkpointed; the same command resumes"}), flush=True)
         return
@@ -387,6 +393,7 @@ def main() -> None:
     metrics = {
         "mode": args.mode, "rank": args.rank if args.mode == "lora" else None, "alpha": args.alpha, "lr": lr, "epochs": args.epochs,
         "completion_after": args.completion_after, "generation_only": args.generation_only,
+        "init_from": str(args.init_from) if args.init_from else None,
         "lambda_R": LAMBDA_R, "lambda_S": LAMBDA_S, "trigger": trigger, "model": str(args.model), "sequences": str(args.sequences),
         "device": args.device, "bf16": autocast, "history": epochs, "train": final_train, "threshold": threshold,
         "seconds": round(time.perf_counter() - started, 1),

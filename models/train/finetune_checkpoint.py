@@ -61,6 +61,24 @@ class Checkpointer:
                 self.optimizer.load_state_dict(saved["optimizer"])
         return state
 
+    def initialize(self, source: Path) -> int:
+        """Copies another run's trained weights (a checkpoint.pt of any run of the same mode, rank
+        and model) into the tuner: this run starts from them, with a fresh optimizer and position.
+        Returns how many tensors were copied; a checkpoint whose names or shapes do not fit is refused."""
+        state = torch.load(source, map_location="cpu")
+        if state.get("format") != CHECKPOINT_FORMAT:
+            raise SystemExit(f"--init-from {source} is not a control fine-tune checkpoint ({CHECKPOINT_FORMAT})")
+        trainable = {name: p for name, p in self.tuner.named_parameters() if p.requires_grad}
+        saved = state["trainable"]
+        unfit = sorted(n for n in trainable if n not in saved or saved[n].shape != trainable[n].shape)
+        if unfit:
+            raise SystemExit(f"--init-from {source} does not fit this run ({len(unfit)} tensors missing or of another shape, "
+                             f"e.g. {unfit[0]}): it must be a run of the same mode, rank and model")
+        with torch.no_grad():
+            for name, value in trainable.items():
+                value.copy_(saved[name])
+        return len(trainable)
+
     def start_epoch(self, trained_s: float = 0.0) -> None:
         """An epoch's training starts (or resumes, `trained_s` of it done before the stop)."""
         self.epoch_started = time.perf_counter() - trained_s
@@ -96,5 +114,6 @@ def run_fingerprint(args, lr: float) -> dict:
             "sequences_sha256": hashlib.sha256(args.sequences.read_bytes()).hexdigest(), "mode": args.mode,
             "rank": args.rank, "alpha": args.alpha, "lr": lr, "max_tokens": args.max_tokens,
             "completion_after": args.completion_after, "limit": args.limit,
-            # Only when set, so the checkpoints of runs before the option still resume.
-            **({"generation_only": True} if getattr(args, "generation_only", False) else {})}
+            # Only when set, so the checkpoints of runs before these options still resume.
+            **({"generation_only": True} if getattr(args, "generation_only", False) else {}),
+            **({"init_from_sha256": hashlib.sha256(args.init_from.read_bytes()).hexdigest()} if getattr(args, "init_from", None) else {})}

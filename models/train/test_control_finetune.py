@@ -299,6 +299,34 @@ class GgufTest(unittest.TestCase):
             self.assertNotEqual(other.returncode, 0)
             self.assertIn("differs in rank", other.stderr)
 
+    def test_a_run_starts_from_another_runs_weights(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            command = self.write_run_inputs(tmp)
+
+            def run(out: str, *extra: str) -> subprocess.CompletedProcess:
+                return subprocess.run(command + ["--out", str(tmp / out), "--epochs", "1", *extra],
+                                      cwd=HERE, capture_output=True, text=True, timeout=300)
+
+            def epoch0_loss(out: str) -> float:
+                return json.loads((tmp / out / "metrics.json").read_text())["history"][0]["val"]["loss"]
+
+            outputs = {}
+            for name, extra in (("first", ()), ("fresh", ()), ("further", ("--init-from", str(tmp / "first" / "checkpoint.pt")))):
+                result = run(name, *extra)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                outputs[name] = result.stdout
+            self.assertIn('"initialized"', outputs["further"])
+            # The further run's epoch 0 validates the first run's trained weights, the fresh one's the model's.
+            first_end = json.loads((tmp / "first" / "metrics.json").read_text())["history"][-1]["val"]["loss"]
+            self.assertAlmostEqual(epoch0_loss("further"), first_end, places=4)
+            self.assertNotAlmostEqual(epoch0_loss("further"), epoch0_loss("fresh"), places=4)
+
+            # Weights of another rank do not fit, and are refused before training.
+            other = run("other", "--rank", "4", "--init-from", str(tmp / "first" / "checkpoint.pt"))
+            self.assertNotEqual(other.returncode, 0)
+            self.assertIn("does not fit this run", other.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
