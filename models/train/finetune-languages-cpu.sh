@@ -11,8 +11,13 @@
 #   1. the sequences (taskSequences.js, no model calls: about a minute a language once the
 #      packages are downloaded);
 #   2. the epoch, checkpointed every 10 minutes in OUT/lora; STOP_AFTER=SECONDS stops it in time;
+#      with no checkpoint there it resumes from the committed one of the run that ships
+#      (models/control/qwen2.5-coder-0.5b/training/languages-lora-checkpoint.pt, at the epoch's end)
+#      when the sequences are that run's, so it only validates and writes the adapter;
 #   3. a candidate adapter, OUT/lora/lora.gguf, for bench --adapter (the derived model is the
-#      pack's: the rows are not changed);
+#      pack's: the rows are not changed). The run of 2026-12-07 was adopted with
+#      `packTool update qwen2.5-coder-0.5b --rows <the pack's rows.f32> --adapter OUT/lora/lora.gguf
+#      --no-trained --need-threshold 0 --provenance P.json` (docs/training.md);
 #   4. the shipped adapter and the candidate, paired (OUT/compare-*.md): first on the validation
 #      packages (Rust's API tasks with none and full; full on line and API tasks of the others,
 #      VAL_LIMIT of them, default 40), then on the dev bench (Rust's 100 API tasks with none and
@@ -31,26 +36,31 @@ source models/train/finetune-cpu-steps.sh     # finetune_step
 
 echo "1/4 sequences of bench-style tasks of the training packages -> $out/sequences"
 sequences() { node dist/models/controlRows/taskSequences.js --out "$out/sequences" --language "$@"; }
-# API tasks weigh most where cross-file evidence matters; Rust's API tasks are where the shipped
-# adapter falls short (docs/benchmarks.md), so Rust has the most.
-sequences rust --package-list "$lists/rust-train.txt" --tasks api --limit 200
-sequences rust --package-list "$lists/rust-train.txt" --tasks line --limit 100
-for language in go javascript; do
-  sequences "$language" --package-list "$lists/$language-train.txt" --tasks api --limit 80
-  sequences "$language" --package-list "$lists/$language-train.txt" --tasks line --limit 40
-done
-sequences python --package-list "$lists/python-train.txt" --tasks api --limit 60
-sequences python --package-list "$lists/python-train.txt" --tasks line --limit 40
-for language in rust go javascript python; do
-  sequences "$language" --package-list "$lists/$language-val.txt" --split val --tasks line,api --limit 20
-done
+if [[ ! -f "$out/sequences/complete" ]]; then
+  # API tasks weigh most where cross-file evidence matters; Rust's API tasks are where the F2
+  # adapter fell short (docs/benchmarks.md), so Rust has the most.
+  sequences rust --package-list "$lists/rust-train.txt" --tasks api --limit 200
+  sequences rust --package-list "$lists/rust-train.txt" --tasks line --limit 100
+  for language in go javascript; do
+    sequences "$language" --package-list "$lists/$language-train.txt" --tasks api --limit 80
+    sequences "$language" --package-list "$lists/$language-train.txt" --tasks line --limit 40
+  done
+  sequences python --package-list "$lists/python-train.txt" --tasks api --limit 60
+  sequences python --package-list "$lists/python-train.txt" --tasks line --limit 40
+  for language in rust go javascript python; do
+    sequences "$language" --package-list "$lists/$language-val.txt" --split val --tasks line,api --limit 20
+  done
+  touch "$out/sequences/complete"   # each call resumes by itself; this only spares re-indexing them
+fi
 
-finetune_step "$model" "" --bf16 --generation-only --init-from "$(pwd)/$pack/training/f2-lora-checkpoint.pt"
+finetune_step "$model" "$pack/training/languages-lora-checkpoint.pt" --bf16 --generation-only --init-from "$(pwd)/$pack/training/f2-lora-checkpoint.pt"
 echo "3/4 candidate adapter: $out/lora/lora.gguf"
 
 echo "4/4 the bench, the shipped adapter against the candidate: validation packages, then the dev bench"
 bench() { node dist/bench/src/cli.js --threads 2 --seed 1 --resume --no-progress --model "$model" "$@"; }
-adapter_of() { if [[ $1 == candidate ]]; then echo "$out/lora/lora.gguf"; else echo "$pack/adapter.gguf"; fi; }
+# The "shipped" arm: the pack's adapter, or BASELINE_ADAPTER. Since the adoption the pack's adapter
+# is this run's; the adoption's baseline was F2's, `git show 600b080:models/control/qwen2.5-coder-0.5b/adapter.gguf`.
+adapter_of() { if [[ $1 == candidate ]]; then echo "$out/lora/lora.gguf"; else echo "${BASELINE_ADAPTER:-$pack/adapter.gguf}"; fi; }
 compare() { node dist/bench/src/compare/cli.js "$1/results.json:$3" "$2/results.json:$3" | tee "$out/compare-$(basename "$1")-$3.md"; }
 # Both arms of each set before the next, so a stopped run leaves whole pairs. A candidate is judged
 # on the validation packages (the task-packages/*-val.txt lists; Python's are corpus/splits.ts's);
