@@ -40,7 +40,6 @@ import type { CompletionModel, HiddenStateReader } from '../../server/src/model/
 import { readGgufHeader, readTensorBytes } from '../../server/src/model/gguf/ggufReader.js';
 import { decodeTensorData, float32ToFloat16Bits, type WritableGgmlType } from '../../server/src/model/gguf/ggufTypes.js';
 import { loadLlamaModel } from '../../server/src/model/llama/loadLlamaModel.js';
-import { cachedDerivedModel } from '../../server/src/modelStore/cacheDir.js';
 import { chooseLayout, type PromptLayout } from '../../server/src/prompt/layouts.js';
 import { LineTokenizer } from '../../server/src/prompt/lineTokenizer.js';
 import { specialId, type SpecialRole } from '../../server/src/prompt/segments.js';
@@ -53,6 +52,7 @@ import { generationStates } from './generationStates.js';
 import {
   EVIDENCE_PROMPTS, instanceSequences, TRIGGER_TARGETS, type EvidencePrompt, type InstanceFields, type InstanceSequences, type TriggerTarget,
 } from './instanceSequences.js';
+import { resolveDerivedModel } from './derivedModel.js';
 import { PACK_TOKEN_TEXTS } from './packFiles.js';
 import { SequenceWriter } from './sequenceFile.js';
 
@@ -90,7 +90,7 @@ export interface FeatureRecord extends InstanceFields {
 
 async function main(): Promise<void> {
   const options = parseOptions();
-  const modelPath = resolveModel(options.model);
+  const modelPath = resolveDerivedModel(options.model);
   const kind = options.sequences ? 'sequences' : 'features';
   const out = options.out ?? path.join(defaultCacheDir(), `control-${kind}-${options.source}${options.minEs === undefined ? '' : `-es${options.minEs}`}` +
     `${options.triggerTarget === 'verified' ? '' : `-${options.triggerTarget}`}${options.adapter ? '-adapter' : ''}${options.selection ? '' : '-no-selection'}`);
@@ -236,13 +236,6 @@ function tokenIdOf(model: CompletionModel, text: string): number {
   const id = specialId(text.slice(1, -1) as SpecialRole, model.info.special);
   if (id === undefined) throw new Error(`the model has no ${text}`);
   return id;
-}
-
-function resolveModel(value: string): string {
-  if (existsSync(value)) return value;
-  const derived = cachedDerivedModel(value);
-  if (!derived?.verified) throw new Error(`${value}: no such file, and no verified derived model; run packTool init ${value} (or model pull)`);
-  return derived.path;
 }
 
 function parseOptions(): Options {

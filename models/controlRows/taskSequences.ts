@@ -25,8 +25,8 @@ import { loadProbeModel, taskTypesOf, visitTasks, type ProbeModel } from '../../
 import { createQuietProgress } from '../../bench/src/progress.js';
 import { fetchRepositories } from '../../bench/src/runBench.js';
 import { buildTasks } from '../../bench/src/tasks/buildTasks.js';
-import { cachedDerivedModel } from '../../server/src/modelStore/cacheDir.js';
 import { DEFAULT_LABEL_MODEL } from '../labeling/rebuildInstance.js';
+import { resolveDerivedModel } from './derivedModel.js';
 import { SequenceWriter } from './sequenceFile.js';
 import { refuseHeldOutPackages, taskSequences } from './taskInstances.js';
 
@@ -70,12 +70,6 @@ async function main(): Promise<void> {
 async function writeMeta(options: Options, probe: ProbeModel): Promise<void> {
   const meta = { source: 'tasks', evidence: 'full', model: probe.path, contextSize: probe.model.info.contextSize };
   await writeFile(path.join(options.out, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
-}
-
-function resolveDerivedModel(value: string): string {
-  const derived = cachedDerivedModel(value);
-  if (derived?.verified) return derived.path;
-  return value;
 }
 
 function parseOptions(): Options {
