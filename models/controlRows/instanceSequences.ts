@@ -28,6 +28,11 @@ export interface InstanceFields {
   esEmpty: number;
   esBest?: number;
   esFull?: number;
+  /**
+   * The identifiers of Y that only a packed candidate holds (trainingSequences.evidenceOnlyIdentifiers);
+   * written by taskSequences, where they pick the instances a model can complete only by copying.
+   */
+  evidenceOnly?: string[];
 }
 
 /**

@@ -37,6 +37,7 @@ describe('taskSequences', () => {
     const prompt = { contextSize: CONTEXT, settings: DEFAULT_SETTINGS, special: vocabulary.special, echoLines: 0, layout: chooseLayout(model.info) };
     const repo = await openRepository(ROOT, DEFAULT_SETTINGS, vocabulary.tokenizer());
     let withEvidence = 0;
+    let withEvidenceOnly = 0;
     try {
       for (const task of tasks) {
         const built = (await taskSequences(task, `rust:${task.id}`, 'train', repo, { model, prompt }))!;
@@ -52,14 +53,30 @@ describe('taskSequences', () => {
         expect(vocabulary.vocab.detokenize(built.y, true)).toBe(task.target);
         expect(built.end).toBe(vocabulary.special.endOfText);
         expect(built.fields).toMatchObject({ id: `rust:${task.id}`, split: 'train', kind: task.type, repository: 'shop' });
+        expectEvidenceOnly(built.fields.evidenceOnly!, built, task.id);
+        withEvidenceOnly += built.fields.evidenceOnly!.length > 0 ? 1 : 0;
       }
     } finally {
       repo.dispose();
     }
     // The fixture's API calls resolve to other files, whose definitions retrieval packs.
     expect(withEvidence).toBeGreaterThan(0);
+    // Some targets name a definition that only another file's chunk spells out.
+    expect(withEvidenceOnly).toBeGreaterThan(0);
   });
 });
+
+/** Each evidence-only identifier is a word of Y and of the full prompt, and not of the none prompt. */
+function expectEvidenceOnly(identifiers: readonly string[], built: { trigger: number[]; generation: number[]; evidence?: number[]; y: number[] }, id: string): void {
+  const text = (ids: readonly number[]) => vocabulary.vocab.detokenize([...ids], true);
+  const hasWord = (haystack: string, word: string) => new RegExp(`\\b${word}\\b`).test(haystack);
+  if (!built.evidence) expect(identifiers, id).toEqual([]);
+  for (const identifier of identifiers) {
+    expect(hasWord(text(built.y), identifier), `${id}: ${identifier} in Y`).toBe(true);
+    expect(hasWord(text(built.evidence!), identifier), `${id}: ${identifier} in the full prompt`).toBe(true);
+    expect(hasWord(text([...built.trigger, ...built.generation]), identifier), `${id}: ${identifier} in the none prompt`).toBe(false);
+  }
+}
 
 describe('refuseHeldOutPackages', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'held-out-'));
@@ -81,6 +98,9 @@ describe('refuseHeldOutPackages', () => {
     const lists = path.join(path.dirname(fileURLToPath(import.meta.url)), 'task-packages');
     const files = readdirSync(lists).filter((f) => f.endsWith('.txt'));
     expect(files.length).toBe(8);
+    const trained = new Set(files.filter((f) => f.endsWith('-train.txt')).flatMap((f) => parsePackageList(readFileSync(path.join(lists, f), 'utf8'))));
+    const validated = files.filter((f) => f.endsWith('-val.txt')).flatMap((f) => parsePackageList(readFileSync(path.join(lists, f), 'utf8')));
+    expect(validated.filter((name) => trained.has(name)), 'in a training and a validation list').toEqual([]);
     for (const file of files) {
       const packages = parsePackageList(readFileSync(path.join(lists, file), 'utf8'));
       expect(packages.length, file).toBeGreaterThan(0);

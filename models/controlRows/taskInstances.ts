@@ -11,7 +11,8 @@ import { PACKAGE_LISTS_DIR } from '../../bench/src/repoPaths.js';
 import type { BenchTask } from '../../bench/src/tasks/types.js';
 import { toTokenIds } from '../../server/src/prompt/segments.js';
 import { VALIDATION_PACKAGES } from '../corpus/splits.js';
-import { prepareTarget, type RepositoryTools } from '../data/trainingSequences.js';
+import { evidenceOnlyIdentifiers, prepareTarget, type RepositoryTools } from '../data/trainingSequences.js';
+import { keywordsOf } from '../../server/src/retrieval/tokens.js';
 import type { InstanceSequences } from './instanceSequences.js';
 
 /**
@@ -30,8 +31,9 @@ export async function taskSequences(
   const noRetrieval = ids(layout!.generation({ ...prepared.plan, packed: [] }, []));
   const packed = prepared.plan.packed.map((_, i) => i);
   const evidence = packed.length > 0 ? ids(layout!.generation(prepared.plan, packed)) : undefined;
+  const evidenceOnly = evidenceOnlyIdentifiers(prepared.plan, prepared.y.text, keywordsOf(task.relPath));
   return {
-    fields: { id, repository: task.repository, split, kind: task.type, retrieval: evidence ? 'need' : 'done', keep: [], esEmpty: 0 },
+    fields: { id, repository: task.repository, split, kind: task.type, retrieval: evidence ? 'need' : 'done', keep: [], esEmpty: 0, evidenceOnly },
     trigger: noRetrieval, generation: [], y: prepared.y.ids, end: special.endOfText, ...(evidence ? { evidence } : {}), selection: [],
   };
 }

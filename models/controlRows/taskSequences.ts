@@ -10,6 +10,9 @@
  * there is one, else after the no-retrieval prompt. The prompts are the server's own (the bench's
  * task builder, then trainingSequences.prepareTarget and the model's layout), so training bytes are
  * inference bytes. Runs append to one folder (one run per language and split), and resume.
+ * Each row lists the target's evidence-only identifiers (trainingSequences.evidenceOnlyIdentifiers);
+ * `--evidence-only` writes only the tasks that have one: those `none` cannot complete from the file
+ * alone and `full` can by copying, the gap issue 51's bar measures.
  *
  *   node dist/models/controlRows/taskSequences.js --language rust --package-list models/controlRows/task-packages/rust-train.txt \
  *     --split train --tasks api --limit 200 --out DIR
@@ -38,6 +41,7 @@ interface Options {
   limit: number;
   seed: number;
   perFileCap: number;
+  evidenceOnly: boolean;
   model: string;
   out: string;
 }
@@ -54,12 +58,13 @@ async function main(): Promise<void> {
   const { tasks } = await buildTasks(repositories, {
     types: taskTypesOf(options.tasks), limit: options.limit, seed: options.seed, perFileCap: options.perFileCap,
   });
-  const counts = { written: 0, present: 0, tooLong: 0 };
+  const counts = { written: 0, present: 0, tooLong: 0, noEvidenceOnly: 0 };
   await visitTasks(probe, repositories, tasks, `${options.language} ${options.split}`, async (task, repo) => {
     const id = `${options.language}:${task.id}`;
     if (writer.done.has(id)) { counts.present++; return; }
     const sequences = await taskSequences(task, id, options.split, repo, probe);
     if (!sequences) { counts.tooLong++; return; }
+    if (options.evidenceOnly && sequences.fields.evidenceOnly?.length === 0) { counts.noEvidenceOnly++; return; }
     await writer.add(sequences);
     counts.written++;
   });
@@ -81,6 +86,7 @@ function parseOptions(): Options {
     .option('--limit <n>', 'tasks in total (split over types, then packages, as the bench does)', positiveInt, 100)
     .option('--seed <n>', 'task sampling seed', nonNegativeInt, 1)
     .option('--per-file-cap <n>', 'most tasks of one type from one file', positiveInt, 3)
+    .option('--evidence-only', 'only tasks whose target names an identifier that a packed candidate holds and the file does not', false)
     .option('--model <name|file>', 'the model whose tokenizer and layout the prompts are in (the derived 0.5B)', DEFAULT_LABEL_MODEL)
     .requiredOption('--out <dir>', 'the sequences folder (appended to; a run resumes)')
     .parse()

@@ -33,6 +33,7 @@ lists=models/controlRows/task-packages
 mkdir -p "$out"
 source models/controlRows/model-work-setup.sh   # pack, model, python
 source models/train/finetune-cpu-steps.sh     # finetune_step
+source models/train/compare-adapters.sh       # compare_adapters (step 4)
 
 echo "1/4 sequences of bench-style tasks of the training packages -> $out/sequences"
 sequences() { node dist/models/controlRows/taskSequences.js --out "$out/sequences" --language "$@"; }
@@ -57,38 +58,6 @@ finetune_step "$model" "$pack/training/languages-lora-checkpoint.pt" --bf16 --ge
 echo "3/4 candidate adapter: $out/lora/lora.gguf"
 
 echo "4/4 the bench, the shipped adapter against the candidate: validation packages, then the dev bench"
-bench() { node dist/bench/src/cli.js --threads 2 --seed 1 --resume --no-progress --model "$model" "$@"; }
 # The "shipped" arm: the pack's adapter, or BASELINE_ADAPTER. Since the adoption the pack's adapter
 # is this run's; the adoption's baseline was F2's, `git show 600b080:models/control/qwen2.5-coder-0.5b/adapter.gguf`.
-adapter_of() { if [[ $1 == candidate ]]; then echo "$out/lora/lora.gguf"; else echo "${BASELINE_ADAPTER:-$pack/adapter.gguf}"; fi; }
-compare() { node dist/bench/src/compare/cli.js "$1/results.json:$3" "$2/results.json:$3" | tee "$out/compare-$(basename "$1")-$3.md"; }
-# Both arms of each set before the next, so a stopped run leaves whole pairs. A candidate is judged
-# on the validation packages (the task-packages/*-val.txt lists; Python's are corpus/splits.ts's);
-# the dev bench is what issue 51's bar is stated on.
-val_packages() { if [[ $1 == python ]]; then echo "$validation"; else grep -v '^#' "$lists/$1-val.txt" | paste -sd, -; fi; }
-for arm in shipped candidate; do
-  bench --adapter "$(adapter_of $arm)" --language rust --packages "$(val_packages rust)" --policies none,full --tasks api \
-    --limit 100 --out "$out/val-rust-api-$arm"
-done
-for language in go javascript python; do
-  for arm in shipped candidate; do
-    bench --adapter "$(adapter_of $arm)" --language "$language" --packages "$(val_packages $language)" --policies full \
-      --tasks line,api --limit "${VAL_LIMIT:-40}" --out "$out/val-$language-$arm"
-  done
-done
-for policy in none full; do compare "$out/val-rust-api-candidate" "$out/val-rust-api-shipped" $policy; done
-for language in go javascript python; do compare "$out/val-$language-candidate" "$out/val-$language-shipped" full; done
-
-for arm in shipped candidate; do
-  bench --adapter "$(adapter_of $arm)" --language rust --policies none,full --tasks api --limit 100 --out "$out/dev-rust-api-$arm"
-done
-for policy in none full; do compare "$out/dev-rust-api-candidate" "$out/dev-rust-api-shipped" $policy; done
-node dist/bench/src/compare/cli.js "$out/dev-rust-api-candidate/results.json:full" "$out/dev-rust-api-candidate/results.json:none" \
-  | tee "$out/compare-dev-rust-api-candidate-full-none.md"
-for language in go javascript python; do
-  for arm in shipped candidate; do
-    bench --adapter "$(adapter_of $arm)" --language "$language" --policies full --tasks line,api --limit "${DEV_LIMIT:-100}" \
-      --out "$out/dev-$language-$arm"
-  done
-  compare "$out/dev-$language-candidate" "$out/dev-$language-shipped" full
-done
+compare_adapters "$out/lora/lora.gguf" "${BASELINE_ADAPTER:-$pack/adapter.gguf}"

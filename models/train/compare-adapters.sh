@@ -1,0 +1,45 @@
+# Sourced by the adapter fine-tunes (finetune-languages-cpu.sh, finetune-evidence-cpu.sh), after
+# model-work-setup.sh, with $out, $model and $lists set: their last step, a candidate adapter
+# against a baseline on the bench, paired, each set resumable (OUT/compare-*.md).
+#
+#   compare_adapters CANDIDATE_GGUF BASELINE_GGUF
+#
+# Both arms of each set before the next, so a stopped run leaves whole pairs. A candidate is judged
+# on the validation packages first (the task-packages/*-val.txt lists; Python's are corpus/splits.ts's):
+# Rust's API tasks with none and full, VAL_LIMIT (default 40) line and API tasks of the others with
+# full. Then the dev bench, what issue 51's bar is stated on: Rust's 100 API tasks with none and
+# full, then full on DEV_LIMIT (default 100) line and API tasks of each other language.
+compare_adapters() {
+  local candidate="$1" baseline="$2"
+  adapter_of() { if [[ $1 == candidate ]]; then echo "$candidate"; else echo "$baseline"; fi; }
+  for arm in shipped candidate; do
+    bench --adapter "$(adapter_of $arm)" --language rust --packages "$(val_packages rust)" --policies none,full --tasks api \
+      --limit 100 --out "$out/val-rust-api-$arm"
+  done
+  for language in go javascript python; do
+    for arm in shipped candidate; do
+      bench --adapter "$(adapter_of $arm)" --language "$language" --packages "$(val_packages $language)" --policies full \
+        --tasks line,api --limit "${VAL_LIMIT:-40}" --out "$out/val-$language-$arm"
+    done
+  done
+  for policy in none full; do compare "$out/val-rust-api-candidate" "$out/val-rust-api-shipped" $policy; done
+  for language in go javascript python; do compare "$out/val-$language-candidate" "$out/val-$language-shipped" full; done
+
+  for arm in shipped candidate; do
+    bench --adapter "$(adapter_of $arm)" --language rust --policies none,full --tasks api --limit 100 --out "$out/dev-rust-api-$arm"
+  done
+  for policy in none full; do compare "$out/dev-rust-api-candidate" "$out/dev-rust-api-shipped" $policy; done
+  node dist/bench/src/compare/cli.js "$out/dev-rust-api-candidate/results.json:full" "$out/dev-rust-api-candidate/results.json:none" \
+    | tee "$out/compare-dev-rust-api-candidate-full-none.md"
+  for language in go javascript python; do
+    for arm in shipped candidate; do
+      bench --adapter "$(adapter_of $arm)" --language "$language" --policies full --tasks line,api --limit "${DEV_LIMIT:-100}" \
+        --out "$out/dev-$language-$arm"
+    done
+    compare "$out/dev-$language-candidate" "$out/dev-$language-shipped" full
+  done
+}
+
+bench() { node dist/bench/src/cli.js --threads 2 --seed 1 --resume --no-progress --model "$model" "$@"; }
+compare() { node dist/bench/src/compare/cli.js "$1/results.json:$3" "$2/results.json:$3" | tee "$out/compare-$(basename "$1")-$3.md"; }
+val_packages() { if [[ $1 == python ]]; then echo "$validation"; else grep -v '^#' "$lists/$1-val.txt" | paste -sd, -; fi; }

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The 0.5B's adapter taught to copy from the evidence (issue 51; docs/training.md, "Training on
+# the tasks that need the evidence"): the shipped languages adapter (its committed checkpoint) as
+# the start, then one generation-only epoch (L_Y after the `full` policy's prompt; rank 8 on q, k, v,
+# o, lr 2e-4, batches of 1,024 tokens, bf16) over the bench-style line and API tasks of training
+# repositories whose target names an identifier that only a packed candidate holds
+# (taskSequences --evidence-only): the completions `none` cannot write from the file alone. Rust's
+# API tasks, where `full − none` was smallest, weigh most. The task draw is seed 2, not the seed 1
+# of the languages epoch, so most tasks are new to the adapter. Every step resumes.
+#
+#   models/train/finetune-evidence-cpu.sh [OUT]      # default ~/.cache/reposhapley/finetune-evidence
+#
+#   1. the sequences (taskSequences.js, no model calls);
+#   2. the epoch, checkpointed every 10 minutes in OUT/lora; STOP_AFTER=SECONDS stops it in time;
+#   3. a candidate adapter, OUT/lora/lora.gguf, for bench --adapter;
+#   4. the shipped adapter (or BASELINE_ADAPTER) against the candidate, paired (compare-adapters.sh).
+#
+# Run it with REPOSHAPLEY_PYTHON= a Python with torch 2.13 (docs/training.md).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
+out="${1:-$cache/finetune-evidence}"
+gguf_dir="$cache/python/gguf-0.19.0"   # llama.cpp's GGUF reader, unpacked by .ci/run
+lists=models/controlRows/task-packages
+mkdir -p "$out"
+source models/controlRows/model-work-setup.sh   # pack, model, python
+source models/train/finetune-cpu-steps.sh     # finetune_step
+source models/train/compare-adapters.sh       # compare_adapters (step 4)
+
+echo "1/4 sequences of the evidence-only tasks of the training packages -> $out/sequences"
+sequences() { node dist/models/controlRows/taskSequences.js --out "$out/sequences" --evidence-only --seed 2 --language "$@"; }
+if [[ ! -f "$out/sequences/complete" ]]; then
+  sequences rust --package-list "$lists/rust-train.txt" --tasks api --limit 600
+  sequences rust --package-list "$lists/rust-train.txt" --tasks line --limit 300
+  for language in go javascript; do
+    sequences "$language" --package-list "$lists/$language-train.txt" --tasks api --limit 150
+    sequences "$language" --package-list "$lists/$language-train.txt" --tasks line --limit 80
+  done
+  sequences python --package-list "$lists/python-train.txt" --tasks api --limit 120
+  sequences python --package-list "$lists/python-train.txt" --tasks line --limit 80
+  for language in rust go javascript python; do
+    sequences "$language" --package-list "$lists/$language-val.txt" --split val --tasks line,api --limit 40
+  done
+  touch "$out/sequences/complete"
+fi
+
+finetune_step "$model" "$pack/training/evidence-lora-checkpoint.pt" --bf16 --generation-only \
+  --init-from "$(pwd)/$pack/training/languages-lora-checkpoint.pt"
+echo "3/4 candidate adapter: $out/lora/lora.gguf"
+
+echo "4/4 the bench, the shipped adapter against the candidate: validation packages, then the dev bench"
+compare_adapters "$out/lora/lora.gguf" "${BASELINE_ADAPTER:-$pack/adapter.gguf}"
