@@ -2,12 +2,12 @@
  * What taskSequences writes for one bench-style task of a training repository, and which packages
  * it refuses (the module comment of taskSequences.ts says why and how it is used).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BENCH_LANGUAGES } from '../../bench/src/benchLanguages.js';
 import { parsePackageList } from '../../bench/src/debianPackages.js';
 import { taskTarget, type ProbeModel } from '../../bench/src/modelProbes.js';
-import { PACKAGE_LISTS_DIR } from '../../bench/src/repoPaths.js';
+import { PACKAGE_LISTS_DIR, REPO_ROOT } from '../../bench/src/repoPaths.js';
 import type { BenchTask } from '../../bench/src/tasks/types.js';
 import { toTokenIds } from '../../server/src/prompt/segments.js';
 import { VALIDATION_PACKAGES } from '../corpus/splits.js';
@@ -40,16 +40,32 @@ export async function taskSequences(
 
 /**
  * Training data never comes from a benchmark repository (../shared/bench/packages*.txt, the brief),
- * and the training split never from a validation package (corpus/splits.ts).
+ * and the training split never from a validation package (corpus/splits.ts, and every
+ * task-packages/*-val.txt list).
  */
-export function refuseHeldOutPackages(packages: readonly string[], split: 'train' | 'val', benchLists: readonly string[] = benchPackageLists()): void {
-  const bench = new Set(benchLists.flatMap((file) => parsePackageList(readFileSync(file, 'utf8'))));
-  const refused = packages.filter((name) => bench.has(name) || (split === 'train' && VALIDATION_PACKAGES.includes(name)));
+export function refuseHeldOutPackages(
+  packages: readonly string[], split: 'train' | 'val',
+  benchLists: readonly string[] = benchPackageLists(), validationLists: readonly string[] = taskValidationLists(),
+): void {
+  const bench = new Set(packagesOf(benchLists));
+  const validation = new Set([...VALIDATION_PACKAGES, ...packagesOf(validationLists)]);
+  const refused = packages.filter((name) => bench.has(name) || (split === 'train' && validation.has(name)));
   if (refused.length > 0) {
     throw new Error(`refused: ${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} held out (a bench package list, or a validation package for the training split)`);
   }
 }
 
+/** The committed lists of training and validation packages per language. */
+export const TASK_PACKAGE_LISTS_DIR = path.join(REPO_ROOT, 'models', 'controlRows', 'task-packages');
+
+function packagesOf(lists: readonly string[]): string[] {
+  return lists.flatMap((file) => parsePackageList(readFileSync(file, 'utf8')));
+}
+
 function benchPackageLists(): string[] {
   return Object.values(BENCH_LANGUAGES).map((language) => path.join(PACKAGE_LISTS_DIR, language.packageList));
+}
+
+function taskValidationLists(): string[] {
+  return readdirSync(TASK_PACKAGE_LISTS_DIR).filter((file) => file.endsWith('-val.txt')).map((file) => path.join(TASK_PACKAGE_LISTS_DIR, file));
 }
