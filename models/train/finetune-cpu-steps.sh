@@ -1,5 +1,6 @@
-# Sourced by the CPU fine-tune scripts (finetune-f2-cpu.sh, finetune-1.5b-cpu.sh), after
-# model-work-setup.sh, with $out and $gguf_dir set: their first two steps, each resumable.
+# Sourced by the CPU fine-tune scripts (finetune-f2-cpu.sh, finetune-1.5b-cpu.sh, and through
+# task-finetune-steps.sh the two on bench-style tasks), after model-work-setup.sh, with $out and
+# $gguf_dir set: their first two steps, each resumable.
 
 # Step 1: the token sequences of the committed labels (no model calls) -> $out/sequences; more
 # extractFeatures arguments may follow (--evidence full).

@@ -13,19 +13,14 @@
 #   1. the sequences (taskSequences.js, no model calls);
 #   2. the epoch, checkpointed every 10 minutes in OUT/lora; STOP_AFTER=SECONDS stops it in time;
 #   3. a candidate adapter, OUT/lora/lora.gguf, for bench --adapter;
-#   4. the shipped adapter (or BASELINE_ADAPTER) against the candidate, paired (compare-adapters.sh).
+#   4. the shipped adapter (or BASELINE_ADAPTER) against the candidate, paired (task-finetune-steps.sh).
 #
 # Run it with REPOSHAPLEY_PYTHON= a Python with torch 2.13 (docs/training.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
 out="${1:-$cache/finetune-evidence}"
-gguf_dir="$cache/python/gguf-0.19.0"   # llama.cpp's GGUF reader, unpacked by .ci/run
-lists=models/controlRows/task-packages
-mkdir -p "$out"
-source models/controlRows/model-work-setup.sh   # pack, model, python
-source models/train/finetune-cpu-steps.sh     # finetune_step
-source models/train/compare-adapters.sh       # compare_adapters (step 4)
+source models/train/task-finetune-steps.sh   # lists, pack, model, python, finetune_step, compare_adapters
 
 echo "1/4 sequences of the evidence-only tasks of the training packages -> $out/sequences"
 sequences() { node dist/models/controlRows/taskSequences.js --out "$out/sequences" --evidence-only --seed 2 --language "$@"; }

@@ -28,12 +28,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache="${REPOSHAPLEY_CACHE:-$HOME/.cache/reposhapley}"
 out="${1:-$cache/finetune-languages}"
-gguf_dir="$cache/python/gguf-0.19.0"   # llama.cpp's GGUF reader, unpacked by .ci/run
-lists=models/controlRows/task-packages
-mkdir -p "$out"
-source models/controlRows/model-work-setup.sh   # pack, model, python
-source models/train/finetune-cpu-steps.sh     # finetune_step
-source models/train/compare-adapters.sh       # compare_adapters (step 4)
+source models/train/task-finetune-steps.sh   # lists, pack, model, python, finetune_step, compare_adapters
 
 echo "1/4 sequences of bench-style tasks of the training packages -> $out/sequences"
 sequences() { node dist/models/controlRows/taskSequences.js --out "$out/sequences" --language "$@"; }

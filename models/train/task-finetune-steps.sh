@@ -1,6 +1,8 @@
-# Sourced by the adapter fine-tunes (finetune-languages-cpu.sh, finetune-evidence-cpu.sh), after
-# model-work-setup.sh, with $out, $model and $lists set: their last step, a candidate adapter
-# against a baseline on the bench, paired, each set resumable (OUT/compare-*.md).
+# Sourced by the adapter fine-tunes on bench-style tasks (finetune-languages-cpu.sh,
+# finetune-evidence-cpu.sh), with $cache and $out set: what they share. It names the GGUF reader
+# and the task lists, sources the model work setup (the pack, the derived model, the Python) and the
+# fine-tune step (finetune_step), and defines step 4, a candidate adapter against a baseline on the
+# bench, paired, each set resumable (OUT/compare-*.md):
 #
 #   compare_adapters CANDIDATE_GGUF BASELINE_GGUF
 #
@@ -9,6 +11,12 @@
 # Rust's API tasks with none and full, VAL_LIMIT (default 40) line and API tasks of the others with
 # full. Then the dev bench, what issue 51's bar is stated on: Rust's 100 API tasks with none and
 # full, then full on DEV_LIMIT (default 100) line and API tasks of each other language.
+gguf_dir="$cache/python/gguf-0.19.0"   # llama.cpp's GGUF reader, unpacked by .ci/run
+lists=models/controlRows/task-packages
+mkdir -p "$out"
+source models/controlRows/model-work-setup.sh   # pack, model, python
+source models/train/finetune-cpu-steps.sh     # finetune_step
+
 compare_adapters() {
   local candidate="$1" baseline="$2"
   adapter_of() { if [[ $1 == candidate ]]; then echo "$candidate"; else echo "$baseline"; fi; }
