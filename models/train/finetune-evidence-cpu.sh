@@ -23,21 +23,7 @@ out="${1:-$cache/finetune-evidence}"
 source models/train/task-finetune-steps.sh   # lists, pack, model, python, finetune_step, compare_adapters
 
 echo "1/4 sequences of the evidence-only tasks of the training packages -> $out/sequences"
-sequences() { node dist/models/controlRows/taskSequences.js --out "$out/sequences" --evidence-only --seed 2 --language "$@"; }
-if [[ ! -f "$out/sequences/complete" ]]; then
-  sequences rust --package-list "$lists/rust-train.txt" --tasks api --limit 600
-  sequences rust --package-list "$lists/rust-train.txt" --tasks line --limit 300
-  for language in go javascript; do
-    sequences "$language" --package-list "$lists/$language-train.txt" --tasks api --limit 150
-    sequences "$language" --package-list "$lists/$language-train.txt" --tasks line --limit 80
-  done
-  sequences python --package-list "$lists/python-train.txt" --tasks api --limit 120
-  sequences python --package-list "$lists/python-train.txt" --tasks line --limit 80
-  for language in rust go javascript python; do
-    sequences "$language" --package-list "$lists/$language-val.txt" --split val --tasks line,api --limit 40
-  done
-  touch "$out/sequences/complete"
-fi
+task_sequences_step "600 300" "150 80" "120 80" 40 --evidence-only --seed 2
 
 finetune_step "$model" "$pack/training/evidence-lora-checkpoint.pt" --bf16 --generation-only \
   --init-from "$(pwd)/$pack/training/languages-lora-checkpoint.pt"

@@ -31,23 +31,9 @@ out="${1:-$cache/finetune-languages}"
 source models/train/task-finetune-steps.sh   # lists, pack, model, python, finetune_step, compare_adapters
 
 echo "1/4 sequences of bench-style tasks of the training packages -> $out/sequences"
-sequences() { node dist/models/controlRows/taskSequences.js --out "$out/sequences" --language "$@"; }
-if [[ ! -f "$out/sequences/complete" ]]; then
-  # API tasks weigh most where cross-file evidence matters; Rust's API tasks are where the F2
-  # adapter fell short (docs/benchmarks.md), so Rust has the most.
-  sequences rust --package-list "$lists/rust-train.txt" --tasks api --limit 200
-  sequences rust --package-list "$lists/rust-train.txt" --tasks line --limit 100
-  for language in go javascript; do
-    sequences "$language" --package-list "$lists/$language-train.txt" --tasks api --limit 80
-    sequences "$language" --package-list "$lists/$language-train.txt" --tasks line --limit 40
-  done
-  sequences python --package-list "$lists/python-train.txt" --tasks api --limit 60
-  sequences python --package-list "$lists/python-train.txt" --tasks line --limit 40
-  for language in rust go javascript python; do
-    sequences "$language" --package-list "$lists/$language-val.txt" --split val --tasks line,api --limit 20
-  done
-  touch "$out/sequences/complete"   # each call resumes by itself; this only spares re-indexing them
-fi
+# API tasks weigh most where cross-file evidence matters; Rust's API tasks are where the F2
+# adapter fell short (docs/benchmarks.md), so Rust has the most.
+task_sequences_step "200 100" "80 40" "60 40" 20
 
 finetune_step "$model" "$pack/training/languages-lora-checkpoint.pt" --bf16 --generation-only --init-from "$(pwd)/$pack/training/f2-lora-checkpoint.pt"
 echo "3/4 candidate adapter: $out/lora/lora.gguf"

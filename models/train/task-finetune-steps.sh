@@ -1,8 +1,8 @@
 # Sourced by the adapter fine-tunes on bench-style tasks (finetune-languages-cpu.sh,
 # finetune-evidence-cpu.sh), with $cache and $out set: what they share. It names the GGUF reader
 # and the task lists, sources the model work setup (the pack, the derived model, the Python) and the
-# fine-tune step (finetune_step), and defines step 4, a candidate adapter against a baseline on the
-# bench, paired, each set resumable (OUT/compare-*.md):
+# fine-tune step (finetune_step), and defines step 1 (task_sequences_step, below) and step 4, a
+# candidate adapter against a baseline on the bench, paired, each set resumable (OUT/compare-*.md):
 #
 #   compare_adapters CANDIDATE_GGUF BASELINE_GGUF
 #
@@ -16,6 +16,32 @@ lists=models/controlRows/task-packages
 mkdir -p "$out"
 source models/controlRows/model-work-setup.sh   # pack, model, python
 source models/train/finetune-cpu-steps.sh     # finetune_step
+
+# Step 1: the sequences of bench-style tasks of the training packages -> $out/sequences (taskSequences.js,
+# no model calls). The mix is given as task counts, API then line, per language: Rust, Go and
+# JavaScript each, Python; then how many line and API tasks of each language's validation packages.
+# More taskSequences arguments may follow (--evidence-only, --seed).
+#
+#   task_sequences_step "RUST_API RUST_LINE" "OTHERS_API OTHERS_LINE" "PYTHON_API PYTHON_LINE" VALIDATION [ARGS...]
+task_sequences_step() {
+  local -a rust=($1) others=($2) python=($3)
+  local validation="$4"
+  shift 4
+  local -a extra=("$@")
+  [[ -f "$out/sequences/complete" ]] && return 0   # each call resumes by itself; this only spares re-indexing
+  sequences() { node dist/models/controlRows/taskSequences.js --out "$out/sequences" "${extra[@]}" --language "$@"; }
+  train_tasks() { # LANGUAGE API LINE
+    sequences "$1" --package-list "$lists/$1-train.txt" --tasks api --limit "$2"
+    sequences "$1" --package-list "$lists/$1-train.txt" --tasks line --limit "$3"
+  }
+  train_tasks rust "${rust[@]}"
+  for language in go javascript; do train_tasks "$language" "${others[@]}"; done
+  train_tasks python "${python[@]}"
+  for language in rust go javascript python; do
+    sequences "$language" --package-list "$lists/$language-val.txt" --split val --tasks line,api --limit "$validation"
+  done
+  touch "$out/sequences/complete"
+}
 
 compare_adapters() {
   local candidate="$1" baseline="$2"
