@@ -10,9 +10,9 @@ import { taskTarget, type ProbeModel } from '../../bench/src/modelProbes.js';
 import { PACKAGE_LISTS_DIR, REPO_ROOT } from '../../bench/src/repoPaths.js';
 import type { BenchTask } from '../../bench/src/tasks/types.js';
 import { toTokenIds } from '../../server/src/prompt/segments.js';
+import { keywordsOf } from '../../server/src/retrieval/tokens.js';
 import { VALIDATION_PACKAGES } from '../corpus/splits.js';
 import { evidenceOnlyIdentifiers, prepareTarget, type RepositoryTools } from '../data/trainingSequences.js';
-import { keywordsOf } from '../../server/src/retrieval/tokens.js';
 import type { InstanceSequences } from './instanceSequences.js';
 
 /**

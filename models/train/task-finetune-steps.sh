@@ -22,10 +22,10 @@ source models/train/finetune-cpu-steps.sh     # finetune_step
 # JavaScript each, Python; then how many line and API tasks of each language's validation packages.
 # More taskSequences arguments may follow (--evidence-only, --seed).
 #
-#   task_sequences_step "RUST_API RUST_LINE" "OTHERS_API OTHERS_LINE" "PYTHON_API PYTHON_LINE" VALIDATION [ARGS...]
+#   task_sequences_step "RUST_API RUST_LINE" "OTHERS_API OTHERS_LINE" "PYTHON_API PYTHON_LINE" VALIDATION_TASKS [ARGS...]
 task_sequences_step() {
   local -a rust=($1) others=($2) python=($3)
-  local validation="$4"
+  local validation_limit="$4"   # not $validation: that is the Python validation packages val_packages reads
   shift 4
   local -a extra=("$@")
   [[ -f "$out/sequences/complete" ]] && return 0   # each call resumes by itself; this only spares re-indexing
@@ -38,7 +38,7 @@ task_sequences_step() {
   for language in go javascript; do train_tasks "$language" "${others[@]}"; done
   train_tasks python "${python[@]}"
   for language in rust go javascript python; do
-    sequences "$language" --package-list "$lists/$language-val.txt" --split val --tasks line,api --limit "$validation"
+    sequences "$language" --package-list "$lists/$language-val.txt" --split val --tasks line,api --limit "$validation_limit"
   done
   touch "$out/sequences/complete"
 }
