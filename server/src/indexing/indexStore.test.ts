@@ -29,3 +29,32 @@ test('the file-set version moves when a new file is published, not while it is s
   store.commit();
   expect(store.fileSetVersion).toBeGreaterThan(afterAdd);
 });
+
+test('a bulk load publishes its files unresolved and resolves each import once, at the end', () => {
+  const store = new IndexStore();
+  const importer = (): FileIndex => ({ ...fileIndex('app.py'), imports: [{ module: 'util', names: [], line: 0 }] });
+  const app = importer();
+  store.put(app);
+  store.commit(false); // a batch of the pass: the file is published, its import not yet resolved
+  expect(app.imports[0]!.resolvedPath).toBeUndefined();
+  store.put(fileIndex('util.py'));
+  store.commit(false);
+  const duringPass = store.fileSetVersion;
+  store.commit(); // the end of the pass: no staged file, but imports resolve against the whole set
+  expect(app.imports[0]!.resolvedPath).toBe('util.py');
+  // Retrieval kept for the pass's file-set version found nothing through this import: not reusable now.
+  expect(store.fileSetVersion).toBeGreaterThan(duringPass);
+  const settled = store.fileSetVersion;
+  store.commit();
+  expect(store.fileSetVersion).toBe(settled);
+});
+
+test('a file put and committed alone has its imports resolved, itself counting as indexed', () => {
+  const store = new IndexStore();
+  store.put(fileIndex('util.py'));
+  store.commit();
+  const app: FileIndex = { ...fileIndex('pkg/app.py'), imports: [{ module: 'util', names: [], line: 0 }, { module: 'pkg.app', names: [], line: 1 }] };
+  store.put(app);
+  store.commit();
+  expect(app.imports.map((record) => record.resolvedPath)).toEqual(['util.py', 'pkg/app.py']);
+});

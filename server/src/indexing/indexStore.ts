@@ -22,10 +22,14 @@ export class IndexStore implements IndexView {
   private readonly listeners = new Set<ChangeListener>();
   private readonly collisionsReported = new Set<string>();
   private readonly dependents = new ImportDependents();
-  /** The file being resolved counts as indexed: a file's imports are resolved before it is stored. */
-  private resolving?: string;
-  private readonly fileSet = new IndexedFileSet((relPath) => this.byRelPath.has(relPath) || relPath === this.resolving);
+  private readonly fileSet = new IndexedFileSet((relPath) => this.byRelPath.has(relPath));
   private pending: FileChange[] = [];
+  /**
+   * Staged files whose imports are not resolved yet. They are resolved when published, against the
+   * whole file set: a bulk load resolves each import once, not once when its file is staged (against
+   * the files staged so far) and again at the end.
+   */
+  private unresolved = new Set<string>();
   /** relPaths that appeared or disappeared since imports were last resolved. */
   private readonly fileSetChanges = new Set<string>();
   private currentVersion = 0;
@@ -99,7 +103,7 @@ export class IndexStore implements IndexView {
     // The same file under another relPath (the roots changed, e.g. a subfolder became a root).
     const movedFrom = this.relPathByAbs.get(index.absPath);
     if (movedFrom !== undefined && movedFrom !== index.relPath) this.remove(movedFrom);
-    this.resolveImportsOf(index);
+    this.unresolved.add(index.relPath);
     if (!before) this.fileSetChanged(index.relPath, 'added');
     this.byRelPath.set(index.relPath, index);
     this.relPathByAbs.set(index.absPath, index.relPath);
@@ -129,21 +133,24 @@ export class IndexStore implements IndexView {
   }
 
   /**
-   * Publish staged changes: bump the version, re-resolve the imports that files appearing or
-   * disappearing can change (unless `resolveImports` is false: a bulk load resolves once at its
-   * end), notify. Re-resolution updates ImportRecords of unchanged files in place; it does not
-   * emit changes.
+   * Publish staged changes: bump the version, resolve the staged files' imports and re-resolve
+   * those that files appearing or disappearing can change (unless `resolveImports` is false: a
+   * bulk load resolves once at its end), notify. Re-resolution updates ImportRecords of unchanged
+   * files in place; it does not emit changes.
    */
   commit(resolveImports = true): FileChange[] {
-    if (resolveImports && this.fileSetChanges.size > 0) this.resolveAffectedImports();
+    // Files a bulk load published with their imports unresolved now resolve: what retrieval finds
+    // through imports moved as if the file set had, so the file-set version moves.
+    if (resolveImports && this.resolveStagedImports()) this.fileSetStaged = true;
     const changes = this.pending;
-    if (changes.length === 0) return changes;
+    if (changes.length === 0 && !this.fileSetStaged) return changes;
     this.pending = [];
     this.currentVersion++;
     // Moved here, not when staged: a reader between the two (a completion while a pass awaits
     // its next file read) would take the new version with the retrieval postings still old.
     if (this.fileSetStaged) this.currentFileSetVersion++;
     this.fileSetStaged = false;
+    if (changes.length === 0) return changes;
     for (const listener of this.listeners) {
       try {
         listener(changes);
@@ -168,18 +175,29 @@ export class IndexStore implements IndexView {
   /** Re-resolve the imports of every file against the current file set. */
   resolveAllImports(): void {
     this.fileSetChanges.clear();
+    this.unresolved.clear();
     for (const file of this.byRelPath.values()) this.resolveImportsOf(file);
   }
 
-  /** Re-resolve the imports the latest appearances and disappearances can change (ImportDependents). */
-  private resolveAffectedImports(): void {
-    const affected = this.dependents.affectedBy(this.fileSetChanges);
-    if (affected === undefined) return this.resolveAllImports();
-    this.fileSetChanges.clear();
-    for (const relPath of affected) {
+  /**
+   * Resolve the staged files' imports, then re-resolve the other imports the latest appearances
+   * and disappearances can change (ImportDependents). True when the file set had changed.
+   */
+  private resolveStagedImports(): boolean {
+    const staged = this.unresolved;
+    this.unresolved = new Set();
+    for (const relPath of staged) {
       const file = this.byRelPath.get(relPath);
       if (file) this.resolveImportsOf(file);
     }
+    if (this.fileSetChanges.size === 0) return false;
+    const affected = this.dependents.affectedBy(this.fileSetChanges);
+    this.fileSetChanges.clear();
+    for (const relPath of affected ?? this.byRelPath.keys()) {
+      const file = staged.has(relPath) ? undefined : this.byRelPath.get(relPath);
+      if (file) this.resolveImportsOf(file);
+    }
+    return true;
   }
 
   /**
@@ -199,12 +217,7 @@ export class IndexStore implements IndexView {
   private resolveImportsOf(file: FileIndex): void {
     const language = languageOfPath(file.relPath);
     if (!language) return;
-    this.resolving = file.relPath;
-    try {
-      for (const record of file.imports) applyImportResolution(record, language.imports.resolve(record, file, this.fileSet));
-    } finally {
-      this.resolving = undefined;
-    }
+    for (const record of file.imports) applyImportResolution(record, language.imports.resolve(record, file, this.fileSet));
     // After resolving: a language may file an import under the key of what it resolved to.
     this.dependents.update(file);
   }

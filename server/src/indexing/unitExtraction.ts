@@ -30,6 +30,7 @@ export interface UnitSymbols {
 /** What one language's extraction asks tree-sitter for, worked out once per language. */
 export interface ExtractionPlan {
   rules: SymbolRules;
+  /** Every node type that holds symbols: definitions, identifiers, imports. */
   wantedTypes: string[];
   identifierTypes: ReadonlySet<string>;
   importTypes: ReadonlySet<string>;
@@ -68,6 +69,7 @@ export function extractUnit(unit: SyntaxNode, text: string, relPath: string, pla
   const result: UnitSymbols = { row: unit.startPosition.row, sites: [], imports: [], references: new Map() };
   const scopes: Scope[] = [];
   const definitionNames = new Set<number>();
+  // One walk of the tree (two cost more than the `type` each identifier then needs).
   const nodes = range ? unit.descendantsOfType(plan.wantedTypes, range.start, range.end) : unit.descendantsOfType(plan.wantedTypes);
   for (const node of nodes) {
     if (!node) continue;

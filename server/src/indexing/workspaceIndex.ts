@@ -13,7 +13,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { defaultDiscoveryFs, reportSkip, type DiscoveryFs, type SkippedPath } from '../workspace/discoveryFs.js';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../workspace/fileFilters.js';
-import { discoverSingleFile, readCandidate, walkSourceFiles, type CandidateFile, type DiscoveredFile, type DiscoveryOptions } from '../workspace/fileDiscovery.js';
+import { discoverSingleFile, readInOrder, walkSourceFiles, type CandidateFile, type DiscoveredFile, type DiscoveryOptions } from '../workspace/fileDiscovery.js';
 import { resolveRoots, type WorkspaceRoot } from '../workspace/paths.js';
 import { BufferOverlay } from './bufferOverlay.js';
 import { DEFAULT_CHUNK_OPTIONS, validateChunkOptions, type ChunkOptions } from './chunker.js';
@@ -359,12 +359,9 @@ export class WorkspaceIndex implements IndexView {
     let indexed = 0;
     let bytes = 0;
     let processed = 0;
-    // Read one file ahead so disk I/O overlaps parsing.
-    let next = candidates.length > 0 ? readCandidate(candidates[0]!, discovery) : undefined;
-    for (let i = 0; next && !cancelled() && bytes < this.bound.maxBytes; i++) {
-      const read = await next;
-      processed = i + 1;
-      next = i + 1 < candidates.length ? readCandidate(candidates[i + 1]!, discovery) : undefined;
+    for await (const read of readInOrder(candidates, discovery)) {
+      if (cancelled() || bytes >= this.bound.maxBytes) break;
+      const i = processed++;
       if (this.settledDuringPass.has(read.kind === 'file' ? read.file.absPath : read.skip.absPath)) {
         // A watcher event already decided this file, after this read may have been made.
       } else if (read.kind === 'file') {
@@ -374,7 +371,7 @@ export class WorkspaceIndex implements IndexView {
         skipped.push(read.skip);
         this.dropDiskEntry(read.skip.absPath, read.skip.relPath);
       }
-      if ((i + 1) % this.yieldEvery === 0 || !next) {
+      if ((i + 1) % this.yieldEvery === 0 || i + 1 === candidates.length) {
         this.store.commit(false); // Imports are resolved once, at the end.
         onProgress?.({ filesDone: i + 1, filesTotal: candidates.length, currentFile: candidates[i]!.relPath });
         await yieldToEventLoop();

@@ -3,8 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMemoryLogger } from '../util/logger.js';
-import { nodeDiscoveryFs, type DiscoveryFs } from './discoveryFs.js';
-import { discoverAll, discoverSingleFile } from './fileDiscovery.js';
+import { nodeDiscoveryFs, type DiscoveryFs, type FileStat } from './discoveryFs.js';
+import { discoverAll, discoverSingleFile, readInOrder, type CandidateFile } from './fileDiscovery.js';
 import { resolveRoots } from './paths.js';
 
 let tmp: string;
@@ -217,5 +217,30 @@ describe('single files (watcher events) follow the same rules', () => {
   ])('%s -> %s', async (relPath, expected) => {
     const result = await discoverSingleFile(path.join(root, relPath), await resolveRoots([root]));
     expect(result.kind === 'file' ? 'file' : result.skip.reason).toBe(expected);
+  });
+});
+
+describe('reading with reads in flight', () => {
+  test('files come back in their order while the reads after them overlap, at most `depth` at once', async () => {
+    const names = ['a.py', 'b.py', 'c.py', 'd.py', 'e.py', 'f.py'];
+    let inFlight = 0;
+    let most = 0;
+    const fs: DiscoveryFs = {
+      ...nodeDiscoveryFs,
+      stat: async (): Promise<FileStat> => ({ size: 8, isFile: () => true, isDirectory: () => false }),
+      readFile: async (file) => {
+        most = Math.max(most, ++inFlight);
+        // The first file is the slowest: the others finish before it and must wait their turn.
+        await new Promise((resolve) => setTimeout(resolve, file.endsWith('a.py') ? 30 : 1));
+        inFlight--;
+        return Buffer.from(`# ${path.basename(file)}\n`);
+      },
+    };
+    const [workspaceRoot] = await resolveRoots([root]);
+    const candidates: CandidateFile[] = names.map((name) => ({ root: workspaceRoot!, absPath: path.join(root, name), realPath: path.join(root, name), relPath: name }));
+    const texts: string[] = [];
+    for await (const read of readInOrder(candidates, { fs }, 3)) texts.push(read.kind === 'file' ? read.file.text : read.skip.reason);
+    expect(texts).toEqual(names.map((name) => `# ${name}\n`));
+    expect(most).toBe(3);
   });
 });
