@@ -3,7 +3,9 @@
  * index of a directory (wall time, time per MB, peak RSS), idle RSS afterwards, and the update latency of one-character edits in a
  * ~3,000-line open document. Any registered language: the directory's source files of every one.
  *
- *   npx tsc -p tsconfig.json && node --expose-gc dist/bench/src/indexBench.js [DIR]
+ *   npx tsc -p tsconfig.json && node --expose-gc dist/bench/src/indexBench.js [DIR] [--json]
+ *
+ * `--json` prints only the full index's figures, on one line (what indexRatio.ts reads).
  *
  * DIR defaults to /usr/lib/python3.11. Targets on the 2-core reference machine: full index
  * <= 10 s and <= 500 MB peak RSS; edit update <= 15 ms p95.
@@ -65,8 +67,18 @@ function timeEdits(index: WorkspaceIndex, file: FileIndex, site: EditSite): numb
   return times;
 }
 
+/** The figures indexRatio.ts compares, as `--json` prints them. */
+export interface IndexMeasures {
+  dir: string;
+  files: number;
+  megabytes: number;
+  indexSeconds: number;
+  secondsPerMegabyte: number;
+}
+
 async function main(): Promise<void> {
-  const dir = process.argv[2] ?? '/usr/lib/python3.11';
+  const args = process.argv.slice(2);
+  const dir = args.find((arg) => !arg.startsWith('--')) ?? '/usr/lib/python3.11';
   const index = await WorkspaceIndex.create({ logger: createStreamLogger('index', 'warn') });
   // The server keeps the retrieval postings in step with every change: measure them too.
   const lexical = new LexicalIndex(index);
@@ -100,6 +112,13 @@ async function main(): Promise<void> {
     [`one-char edit update, all ${EDITS} edits`, `p50 ${ms(percentile(times, 50))}, p95 ${ms(percentile(times, 95))}, max ${ms(times.at(-1)!)} (target p95 <= 15 ms)`],
     [`one-char edit update, last ${warm.length} edits`, `p50 ${ms(percentile(warm, 50))}, p95 ${ms(percentile(warm, 95))}`],
   ];
+  if (args.includes('--json')) {
+    const megabytes = stats.bytes / MB;
+    const measures: IndexMeasures = { dir, files: result.files, megabytes, indexSeconds: indexMs / 1000, secondsPerMegabyte: indexMs / 1000 / megabytes };
+    process.stdout.write(`${JSON.stringify(measures)}\n`);
+    index.dispose();
+    return;
+  }
   const table = ['| measure | value |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
   process.stdout.write(table + '\n');
   index.dispose();

@@ -138,6 +138,31 @@ describe('TypeScript definitions', () => {
     ]);
   });
 
+  test('what a look at the text cannot settle is left to the tree: a comment inside `export`, a decorator call over lines', async () => {
+    // The text checks (no `//`, `*/`, `@` or `)` above; a `;`, `{` or `}` before) only skip the tree where it has nothing to add.
+    const source = [
+      '/** Shown. */',
+      'export /* not its doc */ function shown(): void {}',
+      'class Panel {',
+      '  /** Opens the panel. */',
+      '  @Command({',
+      '    id: "open",',
+      '  })',
+      '  open(): void {}',
+      '  /** Closes it. */ close(): void {}',
+      '}',
+      'let counter = 0; export function next(): number { return ++counter; }',
+    ].join('\n');
+    const { definitions } = await extract(typescript, 'src/panel.ts', source);
+    expect(definitions.map(({ qualifiedName, lines, signature, doc }) => ({ qualifiedName, lines, signature, doc }))).toEqual([
+      { qualifiedName: 'shown', lines: [1, 1], signature: 'function shown(): void', doc: 'Shown.' },
+      { qualifiedName: 'Panel', lines: [2, 9], signature: 'class Panel', doc: undefined },
+      { qualifiedName: 'Panel.open', lines: [7, 7], signature: 'open(): void', doc: 'Opens the panel.' },
+      { qualifiedName: 'Panel.close', lines: [8, 8], signature: 'close(): void', doc: 'Closes it.' },
+      { qualifiedName: 'next', lines: [10, 10], signature: 'function next(): number', doc: undefined },
+    ]);
+  });
+
   test('a .d.ts: declared functions and classes with method signatures', async () => {
     const source = `/** Formats a date. */\nexport declare function format(date: Date, pattern?: string): string;\nexport declare class Clock {\n  now(): Date;\n  zone: string;\n}\n`;
     const { definitions } = await extract(typescript, 'types/clock.d.ts', source);

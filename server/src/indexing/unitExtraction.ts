@@ -112,7 +112,7 @@ function addDefinition(
   const scope: EnclosingScope | undefined = owner !== undefined ? { qualifiedName: owner, kind: 'class' } : parent;
   const kind: DefinitionKind = rule.kind === 'class' ? 'class' : scope?.kind === 'class' ? 'method' : 'function';
   const qualifiedName = rules.qualify(scope, name);
-  const outer = rule.outerNode?.(node) ?? node;
+  const outer = rule.outerNode?.(node, text) ?? node;
   const definition: Definition = {
     name, qualifiedName, kind, relPath,
     startLine: outer.startPosition.row, endLine: lastRow(outer) + 1,

@@ -34,6 +34,10 @@ export function headerSignature(start: SyntaxNode, body: SyntaxNode | null, text
  * `///`, `/** … *\/` doc comments alike, markers stripped. Undefined when there is none.
  */
 export function precedingComment(outer: SyntaxNode, text: string, commentTypes: readonly string[]): string | undefined {
+  // Most definitions have none: a comment that counts ends on the line above or on this one, so
+  // one of them holds `//` or `*/`. Reading the text spares asking the tree for siblings.
+  const above = textFromLineAbove(outer.startIndex, text);
+  if (!above.includes('//') && !above.includes('*/')) return undefined;
   let first: SyntaxNode | undefined;
   let expectedEndRow = outer.startPosition.row;
   for (let node = outer.previousSibling; node && commentTypes.includes(node.type); node = node.previousSibling) {
@@ -49,6 +53,13 @@ export function precedingComment(outer: SyntaxNode, text: string, commentTypes: 
     if (stripped) return stripped;
   }
   return undefined;
+}
+
+/** The text from the start of the line above `index`'s line up to `index`. */
+export function textFromLineAbove(index: number, text: string): string {
+  const lineStart = text.lastIndexOf('\n', index - 1);
+  const aboveStart = lineStart <= 0 ? 0 : text.lastIndexOf('\n', lineStart - 1) + 1;
+  return text.slice(aboveStart, index);
 }
 
 function lastCommentRow(node: SyntaxNode): number {

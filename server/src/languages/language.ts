@@ -45,7 +45,7 @@ export interface DefinitionRule {
   /** The type a function belongs to when that is written outside any class body (Go's receiver). */
   ownerName?(node: SyntaxNode, text: string): string | undefined;
   /** The node whose lines the definition covers (decorators, `export`); default: the node itself. */
-  outerNode?(node: SyntaxNode): SyntaxNode;
+  outerNode?(node: SyntaxNode, text: string): SyntaxNode;
 }
 
 /** The scope a definition is written in. */

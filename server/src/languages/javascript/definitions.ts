@@ -4,7 +4,7 @@
  * right above). One table serves both grammars: TypeScript-only node types never occur in
  * JavaScript trees, and JSX needs nothing of its own.
  */
-import { headerSignature, precedingComment } from '../braceSyntax.js';
+import { headerSignature, precedingComment, textFromLineAbove } from '../braceSyntax.js';
 import type { DefinitionRule, EnclosingScope } from '../language.js';
 import type { SyntaxNode } from '../syntaxTree.js';
 
@@ -15,23 +15,41 @@ const FUNCTION_VALUES: ReadonlySet<string> = new Set(['arrow_function', 'functio
 const COMMENT_TYPES = ['comment'];
 
 /** `export function f` covers the `export`; `export declare function f` the `declare` too. */
-function exported(node: SyntaxNode): SyntaxNode {
+function exported(node: SyntaxNode, text: string): SyntaxNode {
+  if (followsStatementEnd(node, text)) return node;
   let outer = node;
-  while (outer.parent && (outer.parent.type === 'export_statement' || outer.parent.type === 'ambient_declaration')) outer = outer.parent;
+  for (let parent = outer.parent; parent && WRAPPERS.has(parent.type); parent = outer.parent) outer = parent;
   return outer;
 }
 
+/** Statements that wrap a declaration and begin with a keyword before it. */
+const WRAPPERS: ReadonlySet<string> = new Set(['export_statement', 'ambient_declaration']);
+
+/**
+ * Whether `node` starts a statement of its own: only whitespace since a `;`, `{` or `}` (or the
+ * file's start), so no `export`/`declare` keyword before it. A cheap look at the text that spares
+ * asking the tree for parents; anything else (a keyword, a comment) is left to the tree.
+ */
+function followsStatementEnd(node: SyntaxNode, text: string): boolean {
+  let i = node.startIndex - 1;
+  while (i >= 0 && /\s/.test(text[i]!)) i--;
+  return i < 0 || text[i] === ';' || text[i] === '{' || text[i] === '}';
+}
+
 /** `const f = () => …` spans its whole statement (`export const f = …;`). */
-function declarationOf(declarator: SyntaxNode): SyntaxNode {
+function declarationOf(declarator: SyntaxNode, text: string): SyntaxNode {
   const declaration = declarator.parent;
-  return declaration ? exported(declaration) : declarator;
+  return declaration ? exported(declaration, text) : declarator;
 }
 
 /**
  * TypeScript puts a method's decorators before it in the class body (JavaScript inside it):
  * its doc comment is above the first one. (The range cannot include them: it is one node's.)
  */
-function withDecorators(node: SyntaxNode): SyntaxNode {
+function withDecorators(node: SyntaxNode, text: string): SyntaxNode {
+  // A decorator above ends its line with `)` (a call) or has its `@` there or before the method.
+  const above = textFromLineAbove(node.startIndex, text);
+  if (!above.includes('@') && !above.trimEnd().endsWith(')')) return node;
   let outer = node;
   for (let previous = node.previousNamedSibling; previous?.type === 'decorator'; previous = previous.previousNamedSibling) outer = previous;
   return outer;
@@ -63,7 +81,7 @@ const classExpression: DefinitionRule = {
   kind: 'class',
   accepts: (node) => node.parent?.type === 'variable_declarator' && nameOfBinding(node.parent) !== null,
   nameNode: (node) => (node.parent ? nameOfBinding(node.parent) : null),
-  outerNode: (node) => (node.parent ? declarationOf(node.parent) : node),
+  outerNode: (node, text) => (node.parent ? declarationOf(node.parent, text) : node),
 };
 
 const method: DefinitionRule = { kind: 'function', accepts: inTypeBody, nameNode: methodName };
@@ -95,6 +113,9 @@ export function qualify(scope: EnclosingScope | undefined, name: string): string
   return scope.kind === 'class' ? `${scope.qualifiedName}.${name}` : `${scope.qualifiedName}~${name}`;
 }
 
+/** Class fields, the only definitions besides declarators whose function is their `value`. */
+const FIELD_TYPES: ReadonlySet<string> = new Set(['field_definition', 'public_field_definition']);
+
 /** Longest signature kept for a type alias, whose "header" is its whole type. */
 const MAX_TYPE_SIGNATURE = 300;
 
@@ -104,11 +125,12 @@ const MAX_TYPE_SIGNATURE = 300;
  * left out, as Python's signatures leave out decorators.
  */
 export function signature(node: SyntaxNode, text: string): string {
-  const declarator = node.type === 'class' ? node.parent : node.type === 'variable_declarator' ? node : null;
+  const type = node.type;
+  const declarator = type === 'class' ? node.parent : type === 'variable_declarator' ? node : null;
   if (declarator) return variableSignature(declarator, node, text);
-  const value = node.childForFieldName('value');
+  const value = FIELD_TYPES.has(type) ? node.childForFieldName('value') : null;
   const body = FUNCTION_VALUES.has(value?.type ?? '') ? value!.childForFieldName('body') : node.childForFieldName('body');
-  const header = headerSignature(afterDecorators(node), body, text).replace(/;$/, '');
+  const header = headerSignature(afterDecorators(node, text), body, text).replace(/;$/, '');
   return header.length > MAX_TYPE_SIGNATURE ? `${header.slice(0, MAX_TYPE_SIGNATURE)} …` : header;
 }
 
@@ -121,12 +143,12 @@ function variableSignature(declarator: SyntaxNode, node: SyntaxNode, text: strin
 }
 
 /** JavaScript's grammar keeps decorators inside the class or method node: the header starts after them. */
-function afterDecorators(node: SyntaxNode): SyntaxNode {
-  if (node.firstChild?.type !== 'decorator') return node;
+function afterDecorators(node: SyntaxNode, text: string): SyntaxNode {
+  if (text[node.startIndex] !== '@' || node.firstChild?.type !== 'decorator') return node;
   return node.children.find((child) => child !== null && child.type !== 'decorator') ?? node;
 }
 
 /** The first line of the JSDoc or `//` comment right above the definition (and its `export`, decorators). */
 export function documentation(_node: SyntaxNode, outer: SyntaxNode, text: string): string | undefined {
-  return precedingComment(withDecorators(outer), text, COMMENT_TYPES);
+  return precedingComment(withDecorators(outer, text), text, COMMENT_TYPES);
 }
