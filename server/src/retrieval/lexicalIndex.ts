@@ -193,12 +193,18 @@ export class LexicalIndex {
   private tokenizeLines(relPath: string, file: FileIndex): LineTokens[] {
     const cache = file.fromBuffer ? this.bufferLines.get(relPath) : undefined;
     const keywords = keywordsOf(relPath);
-    const lines = file.lines.map((text) => cache?.get(text) ?? {
-      tokens: Int32Array.from(identifierTokens(text, keywords), (token) => this.internToken(token)), hash: fnv1a(text),
-    });
+    const lines = file.lines.map((text) => cache?.get(text) ?? { tokens: this.internLine(text, keywords), hash: fnv1a(text) });
     if (file.fromBuffer) this.bufferLines.set(relPath, new Map(file.lines.map((text, i) => [text, lines[i]!])));
     else this.bufferLines.delete(relPath);
     return lines;
+  }
+
+  /** The ids of a line's identifier tokens (a plain loop: `Int32Array.from` with a map function allocates an iterator per line). */
+  private internLine(text: string, keywords: ReadonlySet<string>): Int32Array {
+    const tokens = identifierTokens(text, keywords);
+    const ids = new Int32Array(tokens.length);
+    for (let i = 0; i < tokens.length; i++) ids[i] = this.internToken(tokens[i]!);
+    return ids;
   }
 
   private addWindow(chunk: Chunk, lines: readonly LineTokens[]): number | undefined {
