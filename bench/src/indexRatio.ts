@@ -5,12 +5,13 @@
  * unless `--no-server-flags`. Reports each round, the medians, and the mean of the rounds' ratios
  * OTHER/BASE with a bootstrap interval.
  *
- *   npx tsc -p tsconfig.json && node dist/bench/src/indexRatio.js BASE_DIR OTHER_DIR [--rounds 16] [--no-server-flags]
+ *   npx tsc -p tsconfig.json && node dist/bench/src/indexRatio.js BASE_DIR OTHER_DIR [--rounds 16] [--no-server-flags] [--warm]
  *
  * Why this shape: a process's first index pays for JIT and WASM warm-up, as a server's first
  * does, and that fixed cost weighs more per MB on a small set; and a shared machine's speed drifts
  * by a third or more over minutes, so one run of each set, or runs far apart, compare the machine,
  * not the languages. Rounds pair the two sets close in time; the interval says how far they agree.
+ * `--warm` measures throughput alone: each process indexes its set once unmeasured first.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -28,6 +29,7 @@ const INDEX_BENCH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'ind
 interface Options {
   rounds: number;
   serverFlags: boolean;
+  warm?: boolean;
 }
 
 interface Round {
@@ -36,22 +38,23 @@ interface Round {
 }
 
 /** One full index of `dir` in a process of its own. */
-function measure(dir: string, nodeFlags: readonly string[]): IndexMeasures {
-  const output = execFileSync(process.execPath, [...nodeFlags, '--expose-gc', INDEX_BENCH, dir, '--json'], { encoding: 'utf8' });
+function measure(dir: string, nodeFlags: readonly string[], warm: boolean): IndexMeasures {
+  const output = execFileSync(process.execPath, [...nodeFlags, '--expose-gc', INDEX_BENCH, dir, '--json', ...(warm ? ['--warm'] : [])], { encoding: 'utf8' });
   return JSON.parse(output.trim().split('\n').at(-1)!) as IndexMeasures;
 }
 
 /** Rounds of both sets, the first of each pair alternating so that neither always runs first. */
 function measureRounds(baseDir: string, otherDir: string, options: Options): Round[] {
   const nodeFlags = options.serverFlags ? SERVER_NODE_FLAGS : [];
+  const once = (dir: string) => measure(dir, nodeFlags, options.warm === true);
   const rounds: Round[] = [];
   for (let i = 0; i < options.rounds; i++) {
     if (i % 2 === 0) {
-      const base = measure(baseDir, nodeFlags);
-      rounds.push({ base, other: measure(otherDir, nodeFlags) });
+      const base = once(baseDir);
+      rounds.push({ base, other: once(otherDir) });
     } else {
-      const other = measure(otherDir, nodeFlags);
-      rounds.push({ base: measure(baseDir, nodeFlags), other });
+      const other = once(otherDir);
+      rounds.push({ base: once(baseDir), other });
     }
     process.stderr.write(`round ${i + 1}/${options.rounds}\n`);
   }
@@ -71,6 +74,7 @@ function report(rounds: readonly Round[], options: Options): string {
     `base: ${first.base.dir} (${first.base.files} files, ${num(first.base.megabytes, 2)} MB)`,
     `other: ${first.other.dir} (${first.other.files} files, ${num(first.other.megabytes, 2)} MB)`,
     `node flags: ${options.serverFlags ? SERVER_NODE_FLAGS.join(' ') : 'none (--no-server-flags)'}, --expose-gc`,
+    `index measured: ${options.warm ? 'the second of the process (--warm: JIT and WebAssembly tiers warm)' : 'the first of the process (cold, as a server\'s first)'}`,
     '',
     perRound,
     '',
@@ -86,6 +90,7 @@ function main(): void {
     .argument('<otherDir>', 'the set measured')
     .option('--rounds <n>', 'pairs of indexes to run', positiveInt, 16)
     .option('--no-server-flags', 'run node without the server\'s flags')
+    .option('--warm', 'measure each process\'s second index of the set, the first unmeasured')
     .parse();
   const options = program.opts<Options>();
   const [baseDir, otherDir] = program.args as [string, string];
