@@ -6,13 +6,13 @@
  *   npx tsc -p tsconfig.json && node --expose-gc dist/bench/src/indexBench.js [DIR] [--json] [--warm]
  *
  * `--json` prints only the full index's figures, on one line (what indexRatio.ts reads).
- * `--warm` indexes the directory once, unmeasured, before the measured index (see indexOnce).
+ * `--warm` indexes the directory once, unmeasured, before the measured index.
  *
  * DIR defaults to /usr/lib/python3.11. Targets on the 2-core reference machine: full index
  * <= 10 s and <= 500 MB peak RSS; edit update <= 15 ms p95.
  */
 import { createStreamLogger } from '../../server/src/util/logger.js';
-import { WorkspaceIndex } from '../../server/src/indexing/workspaceIndex.js';
+import { WorkspaceIndex, type IndexRootsResult } from '../../server/src/indexing/workspaceIndex.js';
 import { LexicalIndex } from '../../server/src/retrieval/lexicalIndex.js';
 import type { FileIndex } from '../../server/src/indexing/types.js';
 
@@ -77,35 +77,35 @@ export interface IndexMeasures {
   secondsPerMegabyte: number;
 }
 
-/**
- * One unmeasured index of `dir`, dropped: what follows runs with the JIT and WebAssembly tiers
- * warm. A process's first index runs much of its code unoptimized for its first few hundred
- * milliseconds, which weighs more per MB the smaller the set.
- */
-async function indexOnce(dir: string): Promise<void> {
+/** A workspace index of `dir` with the retrieval postings the server keeps in step with it, and its wall time. */
+async function indexWithPostings(dir: string): Promise<{ index: WorkspaceIndex; result: IndexRootsResult; indexMs: number }> {
   const index = await WorkspaceIndex.create({ logger: createStreamLogger('index', 'warn') });
   const lexical = new LexicalIndex(index);
   index.onDidChange((changes) => lexical.applyChanges(changes));
-  await index.indexRoots([dir]);
-  index.dispose();
+  const started = performance.now();
+  const result = await index.indexRoots([dir]);
+  return { index, result, indexMs: performance.now() - started };
 }
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const dir = args.find((arg) => !arg.startsWith('--')) ?? '/usr/lib/python3.11';
-  if (args.includes('--warm')) await indexOnce(dir);
-  const index = await WorkspaceIndex.create({ logger: createStreamLogger('index', 'warn') });
-  // The server keeps the retrieval postings in step with every change: measure them too.
-  const lexical = new LexicalIndex(index);
-  index.onDidChange((changes) => lexical.applyChanges(changes));
-  const started = performance.now();
-  const result = await index.indexRoots([dir]);
-  const indexMs = performance.now() - started;
+  // --warm: one unmeasured index first, dropped, so that the measured one runs with the JIT and
+  // WebAssembly tiers warm (a process's first index runs much of its code unoptimized).
+  if (args.includes('--warm')) (await indexWithPostings(dir)).index.dispose();
+  const { index, result, indexMs } = await indexWithPostings(dir);
+  const stats = index.stats();
+  if (args.includes('--json')) {
+    const megabytes = stats.bytes / MB;
+    const measures: IndexMeasures = { dir, files: result.files, megabytes, indexSeconds: indexMs / 1000, secondsPerMegabyte: indexMs / 1000 / megabytes };
+    process.stdout.write(`${JSON.stringify(measures)}\n`);
+    index.dispose();
+    return;
+  }
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const idleRssMb = process.memoryUsage().rss / MB;
-  const stats = index.stats();
   const file = pickEditFile(index.files());
   if (!file) throw new Error(`no source files under ${dir}`);
   const site = pickEditSite(file);
@@ -127,13 +127,6 @@ async function main(): Promise<void> {
     [`one-char edit update, all ${EDITS} edits`, `p50 ${ms(percentile(times, 50))}, p95 ${ms(percentile(times, 95))}, max ${ms(times.at(-1)!)} (target p95 <= 15 ms)`],
     [`one-char edit update, last ${warm.length} edits`, `p50 ${ms(percentile(warm, 50))}, p95 ${ms(percentile(warm, 95))}`],
   ];
-  if (args.includes('--json')) {
-    const megabytes = stats.bytes / MB;
-    const measures: IndexMeasures = { dir, files: result.files, megabytes, indexSeconds: indexMs / 1000, secondsPerMegabyte: indexMs / 1000 / megabytes };
-    process.stdout.write(`${JSON.stringify(measures)}\n`);
-    index.dispose();
-    return;
-  }
   const table = ['| measure | value |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
   process.stdout.write(table + '\n');
   index.dispose();
