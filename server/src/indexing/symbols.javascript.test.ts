@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'vitest';
+import { valueIsNoFunction } from '../languages/javascript/definitions.js';
 import javascript from '../languages/javascript/javascript.js';
 import typescript from '../languages/javascript/typescript.js';
 import type { CodeLanguage, DefinitionKind, ImportRecord } from '../languages/language.js';
@@ -235,6 +236,29 @@ describe('JavaScript definitions', () => {
       { module: 'express', names: [], alias: 'express', line: 1 },
       { module: './config', names: [{ name: 'loadConfig' }, { name: 'defaults', alias: 'base' }], line: 2 },
     ]);
+  });
+
+  test('declarators: the text rules out values that are no function, and leaves the rest to the tree', async () => {
+    // Each declarator names whether it holds a function; the look at the text (valueIsNoFunction)
+    // may only say "no" where the tree says no too.
+    const cases: [string, boolean][] = [
+      ['let a0, a1;', false], ['const b = require("./b");', false], ['let c = 0;', false], ['var d = new Map();', false],
+      ['const e = a.b;', false], ['const { f } = g;', false], ['const [h] = i;', false], ['let j\n= k;', false],
+      ['const l = async;', false], ['for (const m of n) {}', false], ['const o = `t`;', false], ['const p = "s";', false],
+      ['const q = () => 1;', true], ['const r = x => x;', true], ['const s = async (x) => x;', true], ['const t = async x => x;', true],
+      ['const u = function () {};', true], ['const v = function* () {};', true], ['let w\n= () => 1;', true],
+      ['const x = /* c */ () => 1;', true], ['const y /* c */ = () => 1;', true], ['const $z = () => 1;', true],
+      ['const aa = (1 + 2);', false], ['const ab = (() => 1);', false], ['const ac = class {};', false],
+    ];
+    const source = cases.map(([line]) => line).join('\n');
+    const names = cases.flatMap(([line, holds]) => (holds ? [/(?:const|let|var) ([\w$]+)/u.exec(line)![1]!] : []));
+    const { definitions } = await extract(javascript, 'src/values.js', source);
+    expect(definitions.filter((d) => d.kind === 'function').map((d) => d.name)).toEqual(names);
+    for (const [line, holds] of cases) {
+      const declarator = line.search(/(?<=(?:const|let|var) )\S/u);
+      if (holds) expect(valueIsNoFunction(declarator, line), line).toBe(false);
+    }
+    expect(cases.filter(([line, holds]) => !holds && valueIsNoFunction(line.search(/(?<=(?:const|let|var) )\S/u), line)).length).toBeGreaterThan(10);
   });
 
   test('JSX in .jsx files parses with the JavaScript grammar', async () => {

@@ -138,7 +138,9 @@ describe('references', () => {
   });
 
   test('unicode identifiers', () => {
-    expect(extract('def größe():\n    pass\ngröße()').references.get('größe')).toEqual([2]);
+    const { references } = extract('def größe():\n    pass\ngröße()\nÄrger = größe_2 + x9 + _y\n');
+    expect(references.get('größe')).toEqual([2]);
+    expect([...references.keys()].sort()).toEqual(['_y', 'größe', 'größe_2', 'x9', 'Ärger']);
   });
 });
 

@@ -52,6 +52,22 @@ export function planFor(language: CodeLanguage): ExtractionPlan {
 /** The name is read from the source at the node's start: asking a node for its end is a WASM call. */
 const IDENTIFIER = /\p{ID_Continue}+/uy;
 
+/**
+ * The identifier at `start` (`IDENTIFIER`'s match), scanned by hand over ASCII: a regex match
+ * allocates an array per identifier, and identifiers are most of the nodes a file yields.
+ */
+function identifierAt(text: string, start: number): string | undefined {
+  let end = start;
+  for (;;) {
+    const code = text.charCodeAt(end);
+    if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95) end++;
+    else if (code >= 128) break;
+    else return end > start ? text.slice(start, end) : undefined;
+  }
+  IDENTIFIER.lastIndex = start; // Not ASCII: Unicode's ID_Continue decides.
+  return IDENTIFIER.exec(text)?.[0];
+}
+
 /** Comments hold no symbols; a unit of its own would only cost a cache entry. */
 export const COMMENT_TYPES: ReadonlySet<string> = new Set(['comment', 'line_comment', 'block_comment']);
 
@@ -77,7 +93,7 @@ export function extractUnit(unit: SyntaxNode, text: string, relPath: string, pla
     while (scopes.length > 0 && start >= scopes[scopes.length - 1]!.end) scopes.pop();
     const type = node.type;
     const rule = plan.rules.definitions[type];
-    if (rule && (rule.accepts?.(node) ?? true)) {
+    if (rule && (rule.accepts?.(node, text) ?? true)) {
       const scope = addDefinition(node, rule, scopes[scopes.length - 1], text, relPath, plan.rules, result, definitionNames);
       if (scope) scopes.push(scope);
     } else if (plan.identifierTypes.has(type)) {
@@ -90,8 +106,7 @@ export function extractUnit(unit: SyntaxNode, text: string, relPath: string, pla
 }
 
 function addReference(references: Map<string, number[]>, text: string, start: number, line: number, keywords: ReadonlySet<string>): void {
-  IDENTIFIER.lastIndex = start;
-  const name = IDENTIFIER.exec(text)?.[0];
+  const name = identifierAt(text, start);
   if (!name || keywords.has(name)) return;
   const lines = references.get(name);
   if (!lines) references.set(name, [line]);

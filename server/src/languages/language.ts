@@ -39,7 +39,7 @@ export interface DefinitionRule {
    */
   kind: 'function' | 'class' | 'scope';
   /** Whether this node is a definition at all (JS `const f = () => …`, not `const x = 1`). Default: yes. */
-  accepts?(node: SyntaxNode): boolean;
+  accepts?(node: SyntaxNode, text: string): boolean;
   /** The node holding the name; default: the `name` field. */
   nameNode?(node: SyntaxNode): SyntaxNode | null;
   /** The type a function belongs to when that is written outside any class body (Go's receiver). */

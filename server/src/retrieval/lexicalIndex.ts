@@ -229,11 +229,14 @@ export class LexicalIndex {
     const distinct: number[] = [];
     let length = 0;
     for (let line = chunk.startLine; line < chunk.endLine; line++) {
-      for (const token of lines[line]!.tokens) {
+      // An index loop: `for…of` over an Int32Array allocates an iterator per line of every window.
+      const tokens = lines[line]!.tokens;
+      for (let i = 0; i < tokens.length; i++) {
+        const token = tokens[i]!;
         if (scratch[token] === 0) distinct.push(token);
         scratch[token]! += 1;
-        length++;
       }
+      length += tokens.length;
     }
     const tfs = distinct.map((token) => scratch[token]!);
     for (const token of distinct) scratch[token] = 0;

@@ -55,6 +55,42 @@ function withDecorators(node: SyntaxNode, text: string): SyntaxNode {
   return outer;
 }
 
+/** Whether a `const`/`let`/`var` declarator's value is a function: the text rules most out. */
+function declaratorHoldsFunction(node: SyntaxNode, text: string): boolean {
+  return !valueIsNoFunction(node.startIndex, text) && holdsFunction(node);
+}
+
+/** A JavaScript name as far as the checks below need it (`$` is no `ID_Continue`). */
+const NAME = /[\p{ID_Continue}$]+/uy;
+
+/**
+ * Whether the text after a declarator's start shows that its value is no function: a pattern
+ * (`{ a } = …`), no value (`let a, b;`), or a value that starts with what no function starts with
+ * (`= require('x')`, `= 0`, `= new Map()`, `= a.b`). Most declarators are such, and this spares
+ * the two tree lookups per declarator that reading the value takes. False whenever unsure: a type
+ * annotation (`x: T = …`), `(`, `<`, `function`, `async`, a name followed by `=>`, a comment.
+ */
+export function valueIsNoFunction(start: number, text: string): boolean {
+  NAME.lastIndex = start;
+  const name = NAME.exec(text);
+  if (!name) return text[start] === '{' || text[start] === '[';
+  let i = skipSpace(text, NAME.lastIndex);
+  // No `=` after the name is no value at all, unless a type annotation or comment comes first.
+  if (text[i] !== '=') return !/[:!/\\]/.test(text[i] ?? '');
+  i = skipSpace(text, i + 1);
+  NAME.lastIndex = i;
+  const value = NAME.exec(text)?.[0];
+  if (value === undefined) return !/[(<\/\\]/.test(text[i] ?? '(');
+  if (value === 'function' || value === 'async' || text[NAME.lastIndex] === '\\') return false;
+  return !text.startsWith('=>', skipSpace(text, NAME.lastIndex));
+}
+
+function skipSpace(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  return i;
+}
+
 /** Whether a `const`/`let`/field's value is a function (an identifier name, not a pattern). */
 function holdsFunction(node: SyntaxNode): boolean {
   const value = node.childForFieldName('value');
@@ -100,7 +136,7 @@ export const DEFINITIONS: Readonly<Record<string, DefinitionRule>> = {
   method_definition: method,
   method_signature: method,
   abstract_method_signature: method,
-  variable_declarator: { kind: 'function', accepts: holdsFunction, nameNode: nameOfBinding, outerNode: declarationOf },
+  variable_declarator: { kind: 'function', accepts: declaratorHoldsFunction, nameNode: nameOfBinding, outerNode: declarationOf },
   // `handleClick = () => { … }` in a class body: a method in all but syntax.
   field_definition: { kind: 'function', accepts: holdsFunction, nameNode: nameOfBinding },
   public_field_definition: { kind: 'function', accepts: holdsFunction, nameNode: nameOfBinding },
