@@ -8,6 +8,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { POLICY_NAMES } from '../../shared/settings.js';
 import { runComplete, type CompleteOptions } from './cli/complete.js';
 import { runIndex, type IndexOptions } from './cli/indexCommand.js';
+import { ROOT_MARKERS } from './cli/location.js';
 import { runModelList, runModelPath, runModelPull, runModelSpeed, type ModelOptions } from './cli/modelCommand.js';
 import { runModelHosts, type HostsOptions } from './cli/hostCommand.js';
 import { createProcessLogger } from './cli/logging.js';
@@ -57,7 +58,7 @@ program.command('serve', { isDefault: true })
 program.command('complete')
   .description('complete at FILE:LINE:COL (1-based) and print the completion and its trace')
   .argument('<location>', 'FILE:LINE:COL, 1-based like compilers print')
-  .option('--workspace <dir>', 'workspace root (default: nearest ancestor with .git, pyproject.toml or setup.py)')
+  .option('--workspace <dir>', `workspace root (default: nearest ancestor with one of ${ROOT_MARKERS.join(', ')})`)
   .addOption(new Option('--policy <policy>', 'context-control policy').choices(POLICY_NAMES))
   .option('--model <path>', 'GGUF model file (default: REPOSHAPLEY_MODEL, then the bundled model)')
   .option('--model-server <url>', 'run the model in this llama-server (http://host:8080) instead of here')

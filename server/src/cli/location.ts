@@ -24,7 +24,7 @@ export function parseLocation(text: string, cwd: string = process.cwd()): CliLoc
 }
 
 /** Files whose presence marks a project root: a repository, or any registered language's project file. */
-const ROOT_MARKERS = ['.git', ...new Set(LANGUAGES.flatMap((language) => language.project.rootMarkers))];
+export const ROOT_MARKERS: readonly string[] = ['.git', ...new Set(LANGUAGES.flatMap((language) => language.project.rootMarkers))];
 
 /** The nearest ancestor of `file` holding a root marker, else the file's own directory. */
 export function findWorkspaceRoot(file: string): string {

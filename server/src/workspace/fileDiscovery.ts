@@ -84,7 +84,7 @@ function contextFor(roots: readonly WorkspaceRoot[], options: DiscoveryOptions):
 }
 
 /**
- * Walk the roots depth-first in sorted name order (deterministic), yielding Python files that pass
+ * Walk the roots depth-first in sorted name order (deterministic), yielding source files that pass
  * the path rules and a skip record for each excluded file or directory. Symlinks are followed last,
  * after every real directory: a link to something already walked is then recognised as an alias
  * (or a cycle) whatever the names, so files are indexed under their real location. Stops quietly
@@ -267,7 +267,7 @@ export async function discoverAll(
 
 /**
  * Judge and read one file the way the walk would (for watcher events): outside the roots,
- * not Python, vendored, ignored by any .gitignore on its path, or failing the content rules.
+ * of no registered language, vendored, ignored by any .gitignore on its path, or failing the content rules.
  */
 export async function discoverSingleFile(absPath: string, roots: readonly WorkspaceRoot[], options: DiscoveryOptions = {}): Promise<ReadResult> {
   const fs = options.fs ?? defaultDiscoveryFs;

@@ -1,5 +1,5 @@
 /**
- * Content checks that decide whether a Python file is worth indexing, as pure functions so the
+ * Content checks that decide whether a source file is worth indexing, as pure functions so the
  * bench and a corpus builder apply exactly the same rules as the server.
  */
 /** Why a file was not indexed; logged once per file. */
