@@ -1,8 +1,8 @@
 /**
  * Where the end-to-end tests find things, and whether they run. They are heavy (a real VS Code
- * in headless Chromium, a real Neovim), so the VS Code test runs only with REPOSHAPLEY_E2E=1
- * (`npm run test:e2e`, which CI runs); the Neovim test runs when `nvim` is on PATH or when
- * REPOSHAPLEY_E2E=1 asks for everything.
+ * in headless Chromium, a real Neovim, a real Emacs), so the VS Code test runs only with
+ * REPOSHAPLEY_E2E=1 (`npm run test:e2e`, which CI runs); the Neovim and Emacs tests run when their
+ * editor is on PATH or when REPOSHAPLEY_E2E=1 asks for everything.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -38,7 +38,16 @@ export function vscodeSkipReason(): string | undefined {
 
 /** `nvim` on PATH, if any. */
 export function findNeovim(): string | undefined {
-  const found = spawnSync('sh', ['-c', 'command -v nvim'], { encoding: 'utf8' });
+  return onPath('nvim');
+}
+
+/** `emacs` on PATH, if any. */
+export function findEmacs(): string | undefined {
+  return onPath('emacs');
+}
+
+function onPath(command: string): string | undefined {
+  const found = spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' });
   return found.status === 0 ? found.stdout.trim() : undefined;
 }
 
@@ -46,6 +55,12 @@ export function findNeovim(): string | undefined {
 export function neovimSkipReason(): string | undefined {
   if (E2E_REQUESTED || findNeovim()) return undefined;
   return 'no `nvim` on PATH: `apt-get install neovim`, or set REPOSHAPLEY_E2E=1';
+}
+
+/** Why the Emacs test is skipped, or undefined when it runs (REPOSHAPLEY_E2E=1 requires emacs). */
+export function emacsSkipReason(): string | undefined {
+  if (E2E_REQUESTED || findEmacs()) return undefined;
+  return 'no `emacs` on PATH: `apt-get install emacs-nox elpa-eglot elpa-go-mode`, or set REPOSHAPLEY_E2E=1';
 }
 
 /**

@@ -85,7 +85,8 @@ describe.skipIf(SKIP !== undefined)(`Neovim end-to-end${SKIP ? ` (skipped: ${SKI
     expect(report.attached).toBe(true);
     expect(report.completion_provider).toBe(true);
     expect(report.omnifunc).toBe('v:lua.vim.lsp.omnifunc');
-    expect(report.items?.map((item) => item.word)).toEqual([expected.completion]);
+    // The item replaces the word being typed (`perim`) with it and the completion, as eglot needs.
+    expect(report.items?.map((item) => item.word)).toEqual([`perim${expected.completion}`]);
     expect(readFileSync(path.join(workspace, FILE), 'utf8')).toBe(`${original}${TYPED}${expected.completion}\n`);
   }, 180_000);
 });

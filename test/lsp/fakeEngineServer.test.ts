@@ -97,6 +97,17 @@ describe('LSP layer over stdio (fake engine)', () => {
       textEdit: { newText: expected, range: { start: { line: 10, character: END_CURSOR.character } } },
     });
     expect((await stats(client)).settings.debounceMs).toBe(0);
+    // Inside a word (`print(squ|`) the item replaces the word with the word and its completion:
+    // clients that filter by the word at the cursor (eglot) must find it there.
+    const inWord = { line: 10, character: '    print(squ'.length };
+    const word = await client.connection.sendRequest<CompletionList>('textDocument/completion', {
+      textDocument: { uri: MAIN_URI }, position: inWord, context: { triggerKind: 1 },
+    });
+    const rest = `completion_${inWord.line}_${inWord.character}`;
+    expect(word.items[0]).toMatchObject({
+      label: `squ${rest}`,
+      textEdit: { newText: `squ${rest}`, range: { start: { line: 10, character: '    print('.length }, end: inWord } },
+    });
   });
 
   test('inline completion at the cursor, with its trace', async () => {

@@ -1,0 +1,98 @@
+/**
+ * Emacs end-to-end: docs/editors.md's eglot block, run as written (only its placeholders filled
+ * in), in `emacs --batch` (Debian 12's Emacs 28 with its eglot 1.9 and go-mode packages). A driver
+ * (emacs/driver.el) opens a fixture file, types a partial name on its last line, connects eglot
+ * and runs `completion-at-point` (C-M-i), which asks the server through textDocument/completion
+ * and inserts what it offers; then it saves the file. The line must end with exactly the server's
+ * completion (e2eModel.ts), in a Python and in a Go file.
+ *
+ * Runs when `emacs` is on PATH, or with REPOSHAPLEY_E2E=1 (which then requires it).
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { E2E_WORKSPACE_FIXTURE, emacsSkipReason, findEmacs, MAIN_JS, REPO_ROOT } from './e2eEnv.js';
+import { prepareCompletions } from './e2eModel.js';
+
+const SKIP = emacsSkipReason();
+if (SKIP) console.info(`[e2e] Emacs end-to-end test skipped: ${SKIP}`);
+const DRIVER = path.join(REPO_ROOT, 'test', 'e2e', 'emacs', 'driver.el');
+/** Each typed after a partial name: eglot offers only items that continue the symbol at point. */
+const CASES = [
+  { file: 'main.py', typed: 'result = perim', mode: 'python-mode' },
+  { file: 'geometry.go', typed: 'var total = are', mode: 'go-mode' },
+] as const;
+
+/** What the driver reports. */
+interface DriverReport {
+  error?: string;
+  mode?: string;
+  completionProvider?: boolean;
+  /** The line the cursor is on after completing. */
+  line?: string;
+}
+
+/**
+ * docs/editors.md's eglot block with its placeholders filled in. Policy `none` and one thread make
+ * the completion depend on the document alone (no index timing), as for e2eModel.ts's CLI run.
+ */
+function docsEglotConfig(modelPath: string): string {
+  const editors = readFileSync(path.join(REPO_ROOT, 'docs', 'editors.md'), 'utf8');
+  const section = editors.slice(editors.indexOf('## Emacs (eglot)'));
+  const block = /```elisp\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error('docs/editors.md has no ```elisp block under "## Emacs (eglot)"');
+  const filled = block
+    .replace('"node"', JSON.stringify(process.execPath))
+    .replace('/path/to/reposhapley/dist/server/src/main.js', MAIN_JS)
+    .replace(/:initializationOptions \([^)]*\)/, `:initializationOptions (:modelPath ${JSON.stringify(modelPath)} :policy "none" :threads 1)`);
+  for (const [what, present] of [['server path', filled.includes(MAIN_JS)], ['initializationOptions', filled.includes(modelPath)]] as const) {
+    if (!present) throw new Error(`docs/editors.md's eglot block changed shape: could not fill in the ${what}`);
+  }
+  return filled;
+}
+
+describe.skipIf(SKIP !== undefined)(`Emacs (eglot) end-to-end${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
+  let tmp: string;
+  let modelPath: string;
+  let completions: string[];
+
+  beforeAll(async () => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'reposhapley-emacs-'));
+    const testCases = CASES.map(({ file, typed }, i) => {
+      const workspace = path.join(tmp, `workspace-${i}`);
+      cpSync(E2E_WORKSPACE_FIXTURE, workspace, { recursive: true });
+      return { workspace, file, typed, policy: 'none', threads: 1 } as const;
+    });
+    ({ modelPath, completions } = await prepareCompletions(testCases, path.join(tmp, 'model')));
+    writeFileSync(path.join(tmp, 'init.el'), docsEglotConfig(modelPath));
+  }, 240_000);
+
+  afterAll(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test.each(CASES.map((testCase, i) => ({ ...testCase, i })))(
+    'the documented eglot block completes the name typed in $file through completion-at-point',
+    ({ file, typed, mode, i }) => {
+      const emacs = findEmacs();
+      if (!emacs) throw new Error('REPOSHAPLEY_E2E=1 needs Emacs: apt-get install emacs-nox elpa-eglot elpa-go-mode');
+      const workspace = path.join(tmp, `workspace-${i}`);
+      const original = readFileSync(path.join(workspace, file), 'utf8');
+      const reportFile = path.join(tmp, `report-${i}.json`);
+      // Packages are activated before the init file, as Emacs does at startup (batch mode does not).
+      const run = spawnSync(emacs, ['--batch', '--eval', '(package-activate-all)', '-l', path.join(tmp, 'init.el'), '-l', DRIVER], {
+        cwd: workspace, encoding: 'utf8', timeout: 150_000,
+        env: { ...process.env, RS_FILE: file, RS_TYPED: typed, RS_OUT: reportFile, HOME: tmp },
+      });
+      const report = JSON.parse(readFileSync(reportFile, 'utf8')) as DriverReport;
+      expect(report.error, `emacs exited ${run.status}: ${run.stderr}`).toBeUndefined();
+      expect(report.mode).toBe(mode);
+      expect(report.completionProvider).toBe(true);
+      expect(report.line).toBe(`${typed}${completions[i]}`);
+      expect(readFileSync(path.join(workspace, file), 'utf8')).toBe(`${original}${typed}${completions[i]}\n`);
+    },
+    180_000,
+  );
+});
