@@ -3,7 +3,8 @@
  * filled in), in a headless Neovim (Debian 12's 0.7, which has no inline completion). A driver
  * (neovim/driver.lua) types in a fixture file, asks for omni completion (<C-x><C-o>, which sends
  * textDocument/completion), accepts the first item and writes the file. The item must be the
- * server's completion (e2eModel.ts) and the file must end with exactly it.
+ * server's completion (e2eModel.ts) and the file must end with exactly it: in a Python, a Go and
+ * a TypeScript file, each opened by its own Neovim (FileType starts the client).
  *
  * Runs when `nvim` is on PATH, or with REPOSHAPLEY_E2E=1 (which then requires it).
  */
@@ -13,12 +14,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { E2E_WORKSPACE_FIXTURE, findNeovim, MAIN_JS, neovimSkipReason, REPO_ROOT } from './e2eEnv.js';
-import { prepareCompletion, type ExpectedCompletion } from './e2eModel.js';
+import { prepareCompletions } from './e2eModel.js';
 
 const SKIP = neovimSkipReason();
 if (SKIP) console.info(`[e2e] Neovim end-to-end test skipped: ${SKIP}`);
-const FILE = 'main.py';
-const TYPED = 'result = perim';
+/** Each typed after a partial name, which the item must continue (Neovim filters by it). */
+const CASES = [
+  { file: 'main.py', typed: 'result = perim' },
+  { file: 'geometry.go', typed: 'var total = are' },
+  { file: 'shapes.ts', typed: 'const total = are' },
+] as const;
+/** The name being typed at the end of `typed`: what the item replaces (server/src/lsp/completion.ts). */
+const WORD_BEFORE_CURSOR = /[\p{L}\p{N}_$]+$/u;
 const DRIVER = path.join(REPO_ROOT, 'test', 'e2e', 'neovim', 'driver.lua');
 
 /** What the driver reports. */
@@ -53,40 +60,46 @@ function readmeNeovimConfig(modelPath: string): string {
 
 describe.skipIf(SKIP !== undefined)(`Neovim end-to-end${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   let tmp: string;
-  let workspace: string;
-  let expected: ExpectedCompletion;
-  let original: string;
+  let modelPath: string;
+  let completions: string[];
 
   beforeAll(async () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'reposhapley-nvim-'));
-    workspace = path.join(tmp, 'workspace');
-    cpSync(E2E_WORKSPACE_FIXTURE, workspace, { recursive: true });
-    original = readFileSync(path.join(workspace, FILE), 'utf8');
-    const testCase = { workspace, file: FILE, typed: TYPED, after: '\n', policy: 'none', threads: 1 } as const;
-    expected = await prepareCompletion(testCase, path.join(tmp, 'model'));
-  }, 180_000);
+    const testCases = CASES.map(({ file, typed }, i) => {
+      const workspace = path.join(tmp, `workspace-${i}`);
+      cpSync(E2E_WORKSPACE_FIXTURE, workspace, { recursive: true });
+      return { workspace, file, typed, after: '\n', policy: 'none', threads: 1 } as const;
+    });
+    ({ modelPath, completions } = await prepareCompletions(testCases, path.join(tmp, 'model')));
+    writeFileSync(path.join(tmp, 'init.lua'), readmeNeovimConfig(modelPath));
+  }, 240_000);
 
   afterAll(() => {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
-  test('the README configuration gets the completion through textDocument/completion and <C-y> inserts it', () => {
-    const nvim = findNeovim();
-    if (!nvim) throw new Error('REPOSHAPLEY_E2E=1 needs Neovim: apt-get install neovim');
-    const init = path.join(tmp, 'init.lua');
-    writeFileSync(init, readmeNeovimConfig(expected.modelPath));
-    const reportFile = path.join(tmp, 'report.json');
-    const run = spawnSync(nvim, ['--headless', '-n', '-i', 'NONE', '--noplugin', '-u', init, '-c', `luafile ${DRIVER}`, FILE], {
-      cwd: workspace, encoding: 'utf8', timeout: 150_000,
-      env: { ...process.env, RS_TYPED: TYPED, RS_OUT: reportFile, XDG_STATE_HOME: tmp, XDG_CACHE_HOME: tmp },
-    });
-    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as DriverReport;
-    expect(report.error, `nvim exited ${run.status}: ${run.stderr}`).toBeUndefined();
-    expect(report.attached).toBe(true);
-    expect(report.completion_provider).toBe(true);
-    expect(report.omnifunc).toBe('v:lua.vim.lsp.omnifunc');
-    // The item replaces the word being typed (`perim`) with it and the completion, as eglot needs.
-    expect(report.items?.map((item) => item.word)).toEqual([`perim${expected.completion}`]);
-    expect(readFileSync(path.join(workspace, FILE), 'utf8')).toBe(`${original}${TYPED}${expected.completion}\n`);
-  }, 180_000);
+  test.each(CASES.map((testCase, i) => ({ ...testCase, i })))(
+    'the README configuration gets the completion in $file through textDocument/completion and <C-y> inserts it',
+    ({ file, typed, i }) => {
+      const nvim = findNeovim();
+      if (!nvim) throw new Error('REPOSHAPLEY_E2E=1 needs Neovim: apt-get install neovim');
+      const workspace = path.join(tmp, `workspace-${i}`);
+      const original = readFileSync(path.join(workspace, file), 'utf8');
+      const reportFile = path.join(tmp, `report-${i}.json`);
+      const run = spawnSync(nvim, ['--headless', '-n', '-i', 'NONE', '--noplugin', '-u', path.join(tmp, 'init.lua'), '-c', `luafile ${DRIVER}`, file], {
+        cwd: workspace, encoding: 'utf8', timeout: 150_000,
+        env: { ...process.env, RS_TYPED: typed, RS_OUT: reportFile, XDG_STATE_HOME: tmp, XDG_CACHE_HOME: tmp },
+      });
+      const report = JSON.parse(readFileSync(reportFile, 'utf8')) as DriverReport;
+      expect(report.error, `nvim exited ${run.status}: ${run.stderr}`).toBeUndefined();
+      expect(report.attached).toBe(true);
+      expect(report.completion_provider).toBe(true);
+      expect(report.omnifunc).toBe('v:lua.vim.lsp.omnifunc');
+      // The item replaces the name being typed with it and the completion, as eglot needs.
+      const word = WORD_BEFORE_CURSOR.exec(typed)![0];
+      expect(report.items?.map((item) => item.word)).toEqual([`${word}${completions[i]}`]);
+      expect(readFileSync(path.join(workspace, file), 'utf8')).toBe(`${original}${typed}${completions[i]}\n`);
+    },
+    180_000,
+  );
 });
