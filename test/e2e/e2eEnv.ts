@@ -57,10 +57,19 @@ export function neovimSkipReason(): string | undefined {
   return 'no `nvim` on PATH: `apt-get install neovim`, or set REPOSHAPLEY_E2E=1';
 }
 
-/** Why the Emacs test is skipped, or undefined when it runs (REPOSHAPLEY_E2E=1 requires emacs). */
+/** The Emacs packages the Emacs test drives, as Debian names them. */
+export const EMACS_PACKAGES = 'emacs-nox elpa-eglot elpa-lsp-mode elpa-go-mode';
+
+/**
+ * Why the Emacs test is skipped, or undefined when it runs (REPOSHAPLEY_E2E=1 requires it): an
+ * Emacs on PATH whose installed packages hold eglot, lsp-mode and go-mode, as apt installs them.
+ */
 export function emacsSkipReason(): string | undefined {
-  if (E2E_REQUESTED || findEmacs()) return undefined;
-  return 'no `emacs` on PATH: `apt-get install emacs-nox elpa-eglot elpa-go-mode`, or set REPOSHAPLEY_E2E=1';
+  if (E2E_REQUESTED) return undefined;
+  const emacs = findEmacs();
+  const loads = emacs && spawnSync(emacs, ['--batch', '--eval', "(progn (package-activate-all) (require 'eglot) (require 'lsp-mode) (require 'go-mode))"], { stdio: 'ignore', timeout: 30_000 }).status === 0;
+  if (loads) return undefined;
+  return `${emacs ? 'this Emacs lacks eglot, lsp-mode or go-mode' : 'no `emacs` on PATH'}: \`apt-get install ${EMACS_PACKAGES}\`, or set REPOSHAPLEY_E2E=1`;
 }
 
 /**
