@@ -249,6 +249,7 @@ describe('JavaScript definitions', () => {
       ['const u = function () {};', true], ['const v = function* () {};', true], ['let w\n= () => 1;', true],
       ['const x = /* c */ () => 1;', true], ['const y /* c */ = () => 1;', true], ['const $z = () => 1;', true],
       ['const aa = (1 + 2);', false], ['const ab = (() => 1);', false], ['const ac = class {};', false],
+      ['const ad = x /* c */ => x;', true], ['const ae = x // c\n  => x;', true],
     ];
     const source = cases.map(([line]) => line).join('\n');
     const names = cases.flatMap(([line, holds]) => (holds ? [/(?:const|let|var) ([\w$]+)/u.exec(line)![1]!] : []));

@@ -82,7 +82,8 @@ export function valueIsNoFunction(start: number, text: string): boolean {
   const value = NAME.exec(text)?.[0];
   if (value === undefined) return !/[(<\/\\]/.test(text[i] ?? '(');
   if (value === 'function' || value === 'async' || text[NAME.lastIndex] === '\\') return false;
-  return !text.startsWith('=>', skipSpace(text, NAME.lastIndex));
+  const after = skipSpace(text, NAME.lastIndex);
+  return !text.startsWith('=>', after) && text[after] !== '/';
 }
 
 function skipSpace(text: string, from: number): number {
