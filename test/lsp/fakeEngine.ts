@@ -97,7 +97,8 @@ export class FakeEngine implements CompletionEngine {
     this.indexVersion++;
     if (this.options.pullable) this.startOnFallback();
     return {
-      roots, files: files.length, skipped: 0, windows: files.length, structuralChunks: 0, definitions: 0,
+      roots, files: files.length, filesByLanguage: files.length > 0 ? { python: files.length } : {}, skipped: 0,
+      windows: files.length, structuralChunks: 0, definitions: 0,
       lines: 0, bytes: 0, wallMs: 1, version: this.indexVersion,
     };
   }

@@ -109,11 +109,17 @@ describe('reposhapley index', () => {
     const { dir } = workspace();
     const text = harness();
     expect(await runIndex(dir, {}, text.deps)).toBe(EXIT_OK);
-    expect(text.out.join('\n')).toMatch(/files: +1/);
+    expect(text.out.join('\n')).toMatch(/files: +1: python 1 \(skipped 0\)/);
     const json = harness();
     expect(await runIndex(dir, { json: true }, json.deps)).toBe(EXIT_OK);
     expect(JSON.parse(json.out.join('\n'))).toMatchObject({ files: 1, roots: [dir] });
     expect(formatStats(JSON.parse(json.out.join('\n')))[0]).toBe(`indexed ${dir}`);
+  });
+
+  test('files by language, most first, ties by name; none indexed prints no languages', () => {
+    const stats = { roots: ['/w'], files: 6, skipped: 0, windows: 0, structuralChunks: 0, definitions: 0, lines: 0, bytes: 0, wallMs: 1, version: 1 };
+    expect(formatStats({ ...stats, filesByLanguage: { go: 1, typescript: 4, rust: 1 } })[1]).toBe('  files:             6: typescript 4, go 1, rust 1 (skipped 0)');
+    expect(formatStats({ ...stats, files: 0, filesByLanguage: {} })[1]).toBe('  files:             0 (skipped 0)');
   });
 
   test('a missing directory exits 1', async () => {

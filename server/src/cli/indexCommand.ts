@@ -39,11 +39,17 @@ export async function runIndex(dir: string, options: IndexOptions, deps: IndexDe
   }
 }
 
+/** `: python 120, typescript 40`, most files first; nothing when no file was indexed. */
+function byLanguage(counts: Record<string, number> | undefined): string {
+  const entries = Object.entries(counts ?? {}).sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1));
+  return entries.length === 0 ? '' : `: ${entries.map(([language, files]) => `${language} ${files}`).join(', ')}`;
+}
+
 /** Index statistics as readable lines. */
 export function formatStats(stats: IndexStats): string[] {
   return [
     `indexed ${stats.roots.join(', ')}`,
-    `  files:             ${stats.files} (skipped ${stats.skipped})`,
+    `  files:             ${stats.files}${byLanguage(stats.filesByLanguage)} (skipped ${stats.skipped})`,
     `  lines:             ${stats.lines}`,
     `  bytes:             ${stats.bytes} (${(stats.bytes / 1024 / 1024).toFixed(2)} MiB)`,
     `  windows:           ${stats.windows}`,

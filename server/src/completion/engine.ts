@@ -29,6 +29,8 @@ export interface IndexProgress {
 export interface IndexStats {
   roots: string[];
   files: number;
+  /** Indexed files by language id, each language present once. */
+  filesByLanguage: Record<string, number>;
   skipped: number;
   windows: number;
   structuralChunks: number;

@@ -93,6 +93,8 @@ export type DocumentResult =
 /** Sizes of the index, for status and benchmarks (spreads into completion's IndexStats). */
 export interface WorkspaceIndexStats {
   files: number;
+  /** Indexed files by language id (`python`, `typescript`, ...), each language present once. */
+  filesByLanguage: Record<string, number>;
   /** Paths skipped by the last indexRoots. */
   skipped: number;
   openDocuments: number;

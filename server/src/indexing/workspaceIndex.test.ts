@@ -185,6 +185,17 @@ describe('incremental updates', () => {
     expect(index.stats()).toMatchObject({ files: 2, openDocuments: 1, definitions: 1 });
   });
 
+  test('stats count files by language', async () => {
+    await put('a.py', 'x = 1\n');
+    await put('web/b.ts', 'export const b = 1;\n');
+    await put('web/c.ts', 'export const c = 2;\n');
+    await put('cmd/d.go', 'package main\n');
+    await put('notes.txt', 'not source\n');
+    await index.indexRoots([root]);
+    expect(index.stats()).toMatchObject({ files: 4, filesByLanguage: { python: 1, typescript: 2, go: 1 } });
+    expect(Object.keys(index.stats().filesByLanguage)).toHaveLength(3);
+  });
+
   test('listeners get before/after for each change and the version moves', async () => {
     const file = await put('a.py', 'x = 1\n');
     const batches: FileChange[][] = [];

@@ -20,7 +20,7 @@ import { DEFAULT_CHUNK_OPTIONS, validateChunkOptions, type ChunkOptions } from '
 import { buildFileIndex } from './fileIndexer.js';
 import { DEFAULT_WORKSPACE_BOUND, type DocumentResult, type IndexProgress, type IndexRootsResult, type UpsertResult, type WorkspaceBoundHit, type WorkspaceIndexOptions, type WorkspaceIndexStats } from './indexResults.js';
 import { IndexStore } from './indexStore.js';
-import { createParserSet, PROJECT_FILE_NAMES, type ParserSet } from '../languages/registry.js';
+import { createParserSet, languageOfPath, PROJECT_FILE_NAMES, type ParserSet } from '../languages/registry.js';
 import { applyEdits, type DocumentChange, type DocumentEdit } from './textEdits.js';
 import type { Chunk, Definition, FileChange, FileIndex, IndexView } from './types.js';
 
@@ -285,8 +285,11 @@ export class WorkspaceIndex implements IndexView {
   /** Sizes of the index. */
   stats(): WorkspaceIndexStats {
     const totals = { files: 0, windows: 0, structuralChunks: 0, imports: 0, lines: 0, bytes: 0 };
+    const filesByLanguage: Record<string, number> = {};
     for (const file of this.store.files()) {
       totals.files++;
+      const language = languageOfPath(file.relPath)?.id;
+      if (language) filesByLanguage[language] = (filesByLanguage[language] ?? 0) + 1;
       totals.windows += file.windows.length;
       totals.structuralChunks += file.structural.length;
       totals.imports += file.imports.length;
@@ -295,7 +298,7 @@ export class WorkspaceIndex implements IndexView {
     }
     const { definitions, referencedNames } = this.store.tableCounts();
     return {
-      ...totals, skipped: this.lastSkipped, openDocuments: this.buffers.size,
+      ...totals, filesByLanguage, skipped: this.lastSkipped, openDocuments: this.buffers.size,
       definitions, referencedNames, version: this.store.version,
     };
   }
