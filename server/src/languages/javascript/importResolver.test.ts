@@ -123,6 +123,67 @@ describe('resolveImport', () => {
   });
 });
 
+describe('monorepo packages and subpath imports', () => {
+  const MONOREPO = [
+    'apps/web/src/main.ts', 'apps/web/src/lib/format.ts', 'apps/web/src/config.ts', 'apps/web/src/config.node.ts',
+    'libs/ui/src/index.ts', 'libs/ui/src/button.tsx', 'tools/cli/src/main.ts', 'services/api/index.js',
+    'services/legacy/index.js', 'packages/old/index.ts', 'src/internal/log.ts', 'src/app.ts',
+  ];
+  const APP = {
+    'apps/web/package.json': `{ "name": "@acme/web", "imports": {
+      "#lib/*": "./src/lib/*.ts", "#lib/format": "./src/lib/format.ts",
+      "#config": { "node": "./src/config.node.ts", "default": "./src/config.ts" },
+      "#ui": "@acme/ui", "#outside": "../../src/app.ts" } }`,
+    'libs/ui/package.json': '{ "name": "@acme/ui", "exports": { ".": "./dist/index.js", "./*": "./dist/*.js" } }',
+    'tools/cli/package.json': '{ "name": "acme-cli", "main": "src/main.ts" }',
+    'services/api/package.json': '{ "name": "api" }',
+    'services/legacy/package.json': '{ "name": "legacy" }',
+    'packages/old/package.json': '{ "name": "old" }',
+    'package.json': '{ "name": "root", "private": true, "imports": { "#internal/*": "./src/internal/*.ts" } }',
+  };
+  const from = { relPath: 'apps/web/src/main.ts', absPath: '/ws/apps/web/src/main.ts' };
+  const resolve = (files: WorkspaceFiles, module: string, importer = from) => resolveImport(record(module), importer, files).resolvedPath;
+
+  test.each([
+    { name: 'npm workspaces array', root: { workspaces: ['apps/*', 'libs/**', 'tools/cli'] } },
+    { name: "Yarn's { packages } form", root: { workspaces: { packages: ['./apps/*', 'libs/*/', 'tools/cli'] } } },
+  ])('$name: packages found where the root says, by name', ({ root }) => {
+    const files = workspace(MONOREPO, { ...APP, 'package.json': JSON.stringify({ name: 'root', ...root }) });
+    expect(resolve(files, '@acme/ui')).toBe('libs/ui/src/index.ts'); // exports into dist/ -> src/
+    expect(resolve(files, '@acme/ui/button')).toBe('libs/ui/src/button.tsx');
+    expect(resolve(files, 'acme-cli')).toBe('tools/cli/src/main.ts');
+    expect(resolve(files, 'old')).toBeUndefined(); // packages/* is the default only when the root names nothing
+    expect(resolve(files, '@other/ui')).toBeUndefined(); // libs/ui/package.json names @acme/ui
+  });
+
+  test('pnpm-workspace.yaml, negations left out; a broken one counts as absent', () => {
+    const pnpm = workspace(MONOREPO, { ...APP, 'pnpm-workspace.yaml': "packages:\n  - 'services/*'\n  - '!services/legacy'\n  - libs/*\n" });
+    expect(resolve(pnpm, 'api')).toBe('services/api/index.js');
+    expect(resolve(pnpm, '@acme/ui')).toBe('libs/ui/src/index.ts');
+    expect(resolve(pnpm, 'old')).toBeUndefined();
+    const broken = workspace(MONOREPO, { ...APP, 'pnpm-workspace.yaml': 'packages: [services/*\n' });
+    expect(resolve(broken, 'old')).toBe('packages/old/index.ts');
+    expect(resolve(broken, 'api')).toBeUndefined();
+  });
+
+  test.each([
+    { module: '#lib/format', resolved: 'apps/web/src/lib/format.ts', why: 'an exact key before the pattern' },
+    { module: '#config', resolved: 'apps/web/src/config.node.ts', why: 'conditions in the order written' },
+    { module: '#ui', resolved: 'libs/ui/src/index.ts', why: 'a target naming a workspace package' },
+    { module: '#outside', resolved: undefined, why: 'a target leaving the package' },
+    { module: '#missing', resolved: undefined, why: 'no such key' },
+    { module: '#internal/log', resolved: undefined, why: "the root's imports are not the app package's" },
+  ])('#imports of the nearest package.json: $module ($why)', ({ module, resolved }) => {
+    const files = workspace(MONOREPO, { ...APP, 'package.json': '{ "workspaces": ["apps/*", "libs/*"], "imports": { "#internal/*": "./src/internal/*.ts" } }' });
+    expect(resolve(files, module)).toBe(resolved);
+  });
+
+  test("a file of the root package reads the root's imports", () => {
+    const files = workspace(MONOREPO, APP);
+    expect(resolve(files, '#internal/log', { relPath: 'src/app.ts', absPath: '/ws/src/app.ts' })).toBe('src/internal/log.ts');
+  });
+});
+
 describe('dependency keys', () => {
   test.each([
     { file: 'src/util.ts', key: 'util' },

@@ -5,9 +5,12 @@
  * - relative specifiers (`./x`, `../y/z.js`, `.`) from the importing file's directory, with
  *   Node's and TypeScript's extensions and directory index files (moduleFiles.ts);
  * - bare specifiers through the nearest tsconfig.json/jsconfig.json `paths` and `baseUrl`;
- * - bare specifiers naming a workspace package at `packages/<name>` (package.json `name` must
- *   match), through its `exports`, `types`, `module`, `main`, or its index; an entry in build
- *   output (`dist/`, `build/`, `lib/`, `out/`, never indexed) is looked for under `src/`.
+ * - bare specifiers naming a workspace package (where the root's `workspaces` or
+ *   pnpm-workspace.yaml put them, else `packages/<name>`; its package.json `name` must match),
+ *   through its `exports`, `types`, `module`, `main`, or its index;
+ * - `#` specifiers through the `imports` of the importing file's own package.json;
+ * - an entry in build output (`dist/`, `build/`, `lib/`, `out/`, never indexed) is looked for
+ *   under `src/`.
  *
  * Everything else (npm dependencies in node_modules, `node:` builtins, URLs) stays unresolved.
  * JavaScript has no modules that are names, so `nameTargets` are all undefined.
@@ -15,10 +18,8 @@
 import * as path from 'node:path';
 import type { ImportRecord, ImportResolution, ImportingFile, WorkspaceFiles } from '../language.js';
 import { extensionsFor, moduleFile, stripModuleExtension } from './moduleFiles.js';
-import { exportTargets, mappedModulePaths, nearestPathMapping, readManifest, type ReadProjectFile } from './projectConfig.js';
-
-/** Where workspace packages live; a monorepo's other layouts (apps/, libs/) are not searched. */
-const PACKAGES_DIRECTORY = 'packages';
+import { exportTargets, importTargets, mappedModulePaths, nearestPathMapping, readManifest, type PackageManifest, type ReadProjectFile } from './projectConfig.js';
+import { enclosingPackage, packageDirectories, workspacePackageGlobs } from './workspacePackages.js';
 
 /** Build output directories a package.json entry may point into, and the sources they come from. */
 const OUTPUT_DIRECTORY = /^(?:\.\/)?(?:dist|build|lib|out)\/(.*)$/;
@@ -41,6 +42,7 @@ export function resolveSpecifier(specifier: string, from: ImportingFile, files: 
   // Absolute paths, `node:fs`, `https://…`, `data:` are no workspace files.
   if (specifier.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(specifier)) return undefined;
   const read: ReadProjectFile = (relPath) => files.projectFile(from, relPath);
+  if (specifier.startsWith('#')) return subpathImportFile(specifier, from.relPath, read, has);
   const mapping = nearestPathMapping(from.relPath, read);
   for (const modulePath of mapping ? mappedModulePaths(specifier, mapping) : []) {
     const file = moduleFile(modulePath, has, false, extensions);
@@ -53,16 +55,34 @@ function isRelative(specifier: string): boolean {
   return specifier === '.' || specifier === '..' || specifier.startsWith('./') || specifier.startsWith('../');
 }
 
-/** `pkg`, `pkg/sub`, `@scope/pkg/sub` in `packages/pkg/`, when its package.json has that name. */
+/** `#name` through the `imports` of the importing file's package (targets inside it, or a workspace package). */
+function subpathImportFile(specifier: string, fromRelPath: string, read: ReadProjectFile, has: (relPath: string) => boolean): string | undefined {
+  const owner = enclosingPackage(fromRelPath, read);
+  if (!owner) return undefined;
+  for (const target of importTargets(owner.manifest.imports, specifier)) {
+    const file = target.startsWith('./') ? packageEntryFile(owner.dir, target, has) : workspacePackageFile(target, read, has);
+    if (file !== undefined) return file;
+  }
+  return undefined;
+}
+
+/** `pkg`, `pkg/sub`, `@scope/pkg/sub` in a workspace package directory whose package.json has that name. */
 function workspacePackageFile(specifier: string, read: ReadProjectFile, has: (relPath: string) => boolean): string | undefined {
   const parts = specifier.split('/');
   const nameLength = specifier.startsWith('@') ? 2 : 1;
   if (parts.length < nameLength || parts.slice(0, nameLength).some((part) => part === '' || part === '.' || part === '..')) return undefined;
   const name = parts.slice(0, nameLength).join('/');
-  const dir = `${PACKAGES_DIRECTORY}/${parts[nameLength - 1]}`;
-  const manifest = readManifest(`${dir}/package.json`, read);
-  if (manifest?.name !== name) return undefined;
   const subpath = parts.slice(nameLength).join('/');
+  for (const dir of packageDirectories(workspacePackageGlobs(read), parts[nameLength - 1]!)) {
+    const manifest = readManifest(`${dir}/package.json`, read);
+    const file = manifest?.name === name ? packageFile(dir, manifest, subpath, has) : undefined;
+    if (file !== undefined) return file;
+  }
+  return undefined;
+}
+
+/** A subpath (`''` for the package itself) of the package in `dir`, through its entries. */
+function packageFile(dir: string, manifest: PackageManifest, subpath: string, has: (relPath: string) => boolean): string | undefined {
   const entries = subpath === ''
     ? [...exportTargets(manifest.exports, '.'), ...manifest.entries, '.', 'src/index']
     : [...exportTargets(manifest.exports, `./${subpath}`), subpath, `src/${subpath}`];
@@ -73,10 +93,11 @@ function workspacePackageFile(specifier: string, read: ReadProjectFile, has: (re
   return undefined;
 }
 
-/** An entry of a package (relative to its directory), or the source of an entry in build output. */
+/** An entry of a package (relative to its directory, `''` for the root's), or the source of an entry in build output. */
 function packageEntryFile(dir: string, entry: string, has: (relPath: string) => boolean): string | undefined {
   const target = path.posix.join(dir, entry);
-  if (!target.startsWith(`${dir}/`) && target !== dir) return undefined; // `../x` leaves the package.
+  const inside = dir === '' ? target !== '..' && !target.startsWith('../') : target === dir || target.startsWith(`${dir}/`);
+  if (!inside) return undefined; // `../x` leaves the package.
   const file = moduleFile(target, has, entry === '.' || entry === './');
   if (file !== undefined) return file;
   const output = OUTPUT_DIRECTORY.exec(entry);

@@ -1,7 +1,8 @@
 /**
  * What import resolution reads of a project's configuration: `compilerOptions.baseUrl` and
- * `paths` of the nearest tsconfig.json (or jsconfig.json), following relative `extends`, and the
- * entry points of a package.json (`exports`, `types`, `module`, `main`). Files are JSON with
+ * `paths` of the nearest tsconfig.json (or jsconfig.json), following relative `extends`, and what
+ * a package.json says: its entry points (`exports`, `types`, `module`, `main`), its `imports` (`#`
+ * specifiers) and its `workspaces`. Files are JSON with
  * comments and trailing commas; a file that does not parse counts as absent, never as an error.
  */
 import * as path from 'node:path';
@@ -74,10 +75,11 @@ export function mappedModulePaths(specifier: string, mapping: PathMapping): stri
   return candidates;
 }
 
-function bestPattern(specifier: string, paths: Readonly<Record<string, readonly string[]>>): { pattern: string; star: string } | undefined {
-  if (paths[specifier]) return { pattern: specifier, star: '' };
+/** The key of `map` that `specifier` matches: itself, else the `*` pattern with the longest prefix. */
+function bestPattern(specifier: string, map: Readonly<Record<string, unknown>>): { pattern: string; star: string } | undefined {
+  if (map[specifier] !== undefined) return { pattern: specifier, star: '' };
   let best: { pattern: string; star: string; prefix: number } | undefined;
-  for (const pattern of Object.keys(paths)) {
+  for (const pattern of Object.keys(map)) {
     const star = starMatch(pattern, specifier);
     const prefix = pattern.indexOf('*');
     if (star !== undefined && (!best || prefix > best.prefix)) best = { pattern, star, prefix };
@@ -99,8 +101,12 @@ export function starMatch(pattern: string, value: string): string | undefined {
 export interface PackageManifest {
   name?: string;
   exports?: unknown;
+  /** Subpath imports: `#` specifiers and what they map to, as `exports` maps subpaths. */
+  imports?: unknown;
   /** `types`, `typings`, `module`, `main`, as present. */
   entries: string[];
+  /** The `workspaces` globs (an array, or Yarn's `{ "packages": [...] }`); empty when none. */
+  workspaces: string[];
 }
 
 /** A package.json, or undefined when absent or not an object. */
@@ -108,7 +114,8 @@ export function readManifest(relPath: string, read: ReadProjectFile): PackageMan
   const json = asObject(parseJsonc(read(relPath)));
   if (!json) return undefined;
   const entries = ['types', 'typings', 'module', 'main'].map((field) => json[field]).filter((value): value is string => typeof value === 'string');
-  const manifest: PackageManifest = { entries, exports: json.exports };
+  const workspaces = Array.isArray(json.workspaces) ? stringsOf(json.workspaces) : stringsOf(asObject(json.workspaces)?.packages);
+  const manifest: PackageManifest = { entries, exports: json.exports, imports: json.imports, workspaces };
   if (typeof json.name === 'string') manifest.name = json.name;
   return manifest;
 }
@@ -123,12 +130,19 @@ export function exportTargets(exports: unknown, subpath: string): string[] {
   if (!map) return [];
   const keys = Object.keys(map);
   if (!keys.some((key) => key.startsWith('.'))) return subpath === '.' ? conditionTargets(map) : []; // Conditions for `.` alone.
-  if (map[subpath] !== undefined) return conditionTargets(map[subpath]);
-  for (const key of keys) {
-    const star = starMatch(key, subpath);
-    if (star !== undefined) return conditionTargets(map[key]).map((target) => target.replace('*', star));
-  }
-  return [];
+  return subpathTargets(map, subpath);
+}
+
+/** The targets package.json `imports` gives a `#` specifier (`#utils/log`, through `#utils/*`). */
+export function importTargets(imports: unknown, specifier: string): string[] {
+  const map = asObject(imports);
+  return map ? subpathTargets(map, specifier) : [];
+}
+
+/** A subpath's targets in an `exports` or `imports` map: its own key, else the best `*` pattern. */
+function subpathTargets(map: Readonly<Record<string, unknown>>, subpath: string): string[] {
+  const match = bestPattern(subpath, map);
+  return match ? conditionTargets(map[match.pattern]).map((target) => target.replace('*', match.star)) : [];
 }
 
 function conditionTargets(value: unknown): string[] {

@@ -47,7 +47,7 @@ function editing(extraTopLevelStarts: readonly string[]): EditingRules {
 }
 
 /** jsconfig.json is tsconfig.json for JavaScript projects: both can hold `paths`. */
-const PROJECT_FILES = ['package.json', 'tsconfig.json', 'jsconfig.json'];
+const PROJECT_FILES = ['package.json', 'tsconfig.json', 'jsconfig.json', 'pnpm-workspace.yaml'];
 const SKIP_DIRECTORIES = ['node_modules', 'dist', 'build', 'coverage', '.next'];
 
 /** What differs between the two languages. */
