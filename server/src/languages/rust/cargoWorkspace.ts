@@ -1,20 +1,33 @@
 /**
  * Crates of the workspace that a path's first segment can name: `use my_core::Config` in one
  * member of a Cargo workspace reaches another member's `src/lib.rs`. Found from Cargo.toml files
- * only: the workspace root's `[workspace] members` (plain paths and `dir/*` globs, where the
- * member directory is guessed from the crate name) and the packages in directories above the
- * importing file (a test or example naming its own package). A line-based reading of the few
- * TOML keys this needs, not a TOML parser: inline tables and other globs are not followed.
+ * only (read with a TOML parser; one that does not parse counts as absent):
+ *
+ * - the path dependencies of the packages above the importing file (`my-core = { path =
+ *   "../my-core" }`), named in code by their library's name, or by their key when renamed
+ *   (`core2 = { path = "../core", package = "my-core" }` is `core2`);
+ * - the packages in directories above the importing file (a test or example naming its own
+ *   package);
+ * - the workspace root's `[workspace] members`: plain paths, and `dir/*` globs, where the member
+ *   directory is guessed from the crate name (`crates/*` holds `my_core` in `crates/my_core` or
+ *   `crates/my-core`). Other globs are not followed.
  */
+import * as path from 'node:path';
+import { parse as parseTomlText } from 'smol-toml';
 import type { ImportingFile, WorkspaceFiles } from '../language.js';
 import { dirOf, joinPath } from './moduleFiles.js';
 
 /** Crates that ship with the compiler: never a workspace member, so no Cargo.toml is read for them. */
 const TOOLCHAIN_CRATES: ReadonlySet<string> = new Set(['std', 'core', 'alloc', 'proc_macro', 'test']);
 
-/** The `src/lib.rs` of the workspace crate whose library is called `crateName`, if any. */
+/** Dependency tables a crate's code can `use` from (build scripts' own aside). */
+const DEPENDENCY_TABLES = ['dependencies', 'dev-dependencies'];
+
+/** The `src/lib.rs` of the workspace crate that code calls `crateName`, if any. */
 export function workspaceCrateRoot(crateName: string, from: ImportingFile, files: WorkspaceFiles): string | undefined {
   if (TOOLCHAIN_CRATES.has(crateName)) return undefined;
+  const dependency = pathDependencyRoot(crateName, from, files);
+  if (dependency !== undefined) return dependency;
   for (const dir of candidateDirectories(crateName, from, files)) {
     const manifest = files.projectFile(from, joinPath(dir, 'Cargo.toml'));
     if (manifest === undefined || libraryName(manifest) !== crateName) continue;
@@ -24,11 +37,25 @@ export function workspaceCrateRoot(crateName: string, from: ImportingFile, files
   return undefined;
 }
 
+/** A path dependency that code calls `crateName`, of a package above the importer (the nearest first). */
+function pathDependencyRoot(crateName: string, from: ImportingFile, files: WorkspaceFiles): string | undefined {
+  for (const dir of directoriesAbove(from.relPath)) {
+    const manifest = files.projectFile(from, joinPath(dir, 'Cargo.toml'));
+    for (const dependency of manifest === undefined ? [] : pathDependencies(manifest)) {
+      const crateDir = path.posix.normalize(joinPath(dir, dependency.dir)).replace(/^\.$|\/$/g, '');
+      if (crateDir === '..' || crateDir.startsWith('../')) continue; // Outside the workspace.
+      const target = files.projectFile(from, joinPath(crateDir, 'Cargo.toml'));
+      const codeName = dependency.renamed || target === undefined ? dependency.key.replace(/-/g, '_') : libraryName(target);
+      const lib = joinPath(crateDir, 'src/lib.rs');
+      if (codeName === crateName && files.has(lib)) return lib;
+    }
+  }
+  return undefined;
+}
+
 /** Package directories that may hold the crate: those above the importer, then the workspace members. */
 function candidateDirectories(crateName: string, from: ImportingFile, files: WorkspaceFiles): string[] {
-  const dirs: string[] = [];
-  for (let dir = dirOf(from.relPath); dir !== ''; dir = dirOf(dir)) dirs.push(dir);
-  dirs.push('');
+  const dirs = directoriesAbove(from.relPath);
   const rootManifest = files.projectFile(from, 'Cargo.toml');
   for (const member of rootManifest === undefined ? [] : workspaceMembers(rootManifest)) {
     if (member.endsWith('/*')) {
@@ -41,34 +68,74 @@ function candidateDirectories(crateName: string, from: ImportingFile, files: Wor
   return [...new Set(dirs)];
 }
 
+/** The importing file's directory and each one above it, the workspace root (`''`) last. */
+function directoriesAbove(relPath: string): string[] {
+  const dirs: string[] = [];
+  for (let dir = dirOf(relPath); dir !== ''; dir = dirOf(dir)) dirs.push(dir);
+  dirs.push('');
+  return dirs;
+}
+
 /** The name code uses for a package's library: `[lib] name`, else `[package] name` with `-` as `_`. */
 export function libraryName(manifest: string): string | undefined {
-  const sections = tomlSections(manifest);
-  const name = stringValue(sections.get('lib'), 'name') ?? stringValue(sections.get('package'), 'name');
+  const toml = cargoToml(manifest);
+  const name = stringOf(tableOf(toml?.lib)?.name) ?? stringOf(tableOf(toml?.package)?.name);
   return name?.replace(/-/g, '_');
 }
 
 /** The `members` of `[workspace]`, as written (`crates/*`, `tools/gen`). */
 export function workspaceMembers(manifest: string): string[] {
-  const body = tomlSections(manifest).get('workspace');
-  const list = body && /^\s*members\s*=\s*\[([^\]]*)\]/m.exec(body);
-  if (!list) return [];
-  return [...list[1]!.matchAll(/"([^"]*)"|'([^']*)'/g)].map((m) => m[1] ?? m[2]!);
+  const members = tableOf(cargoToml(manifest)?.workspace)?.members;
+  return Array.isArray(members) ? members.filter((member): member is string => typeof member === 'string') : [];
 }
 
-/** Section name -> its text (the first of a name); arrays of tables (`[[bin]]`) are keyed `[bin]`. */
-function tomlSections(manifest: string): Map<string, string> {
-  const sections = new Map<string, string>();
-  const headers = [...manifest.matchAll(/^[ \t]*(\[\[?)[ \t]*([A-Za-z0-9_.-]+)[ \t]*\]\]?[ \t]*(?:#.*)?$/gm)];
-  headers.forEach((header, i) => {
-    const name = header[1] === '[[' ? `[${header[2]!}]` : header[2]!;
-    const end = i + 1 < headers.length ? headers[i + 1]!.index : manifest.length;
-    if (!sections.has(name)) sections.set(name, manifest.slice(header.index + header[0].length, end));
-  });
-  return sections;
+/** A dependency on a crate by its directory (`foo = { path = "../foo" }`). */
+export interface PathDependency {
+  key: string;
+  /** As written, relative to the manifest's directory. */
+  dir: string;
+  /** `package = "…"` names the crate: code then calls it by `key`. */
+  renamed: boolean;
 }
 
-function stringValue(section: string | undefined, key: string): string | undefined {
-  if (section === undefined) return undefined;
-  return new RegExp(`^\\s*${key}\\s*=\\s*["']([^"']+)["']`, 'm').exec(section)?.[1];
+/** The path dependencies of a manifest's dependency tables, in the order written. */
+export function pathDependencies(manifest: string): PathDependency[] {
+  const toml = cargoToml(manifest);
+  const found: PathDependency[] = [];
+  for (const table of DEPENDENCY_TABLES) {
+    for (const [key, spec] of Object.entries(tableOf(toml?.[table]) ?? {})) {
+      const dir = stringOf(tableOf(spec)?.path);
+      if (dir !== undefined) found.push({ key, dir, renamed: stringOf(tableOf(spec)?.package) !== undefined });
+    }
+  }
+  return found;
+}
+
+/** Parsed manifests by text: the same Cargo.toml is read for every `use` of a crate. */
+const parsed = new Map<string, Record<string, unknown> | undefined>();
+const MAX_PARSED = 64;
+
+function cargoToml(text: string): Record<string, unknown> | undefined {
+  if (!parsed.has(text)) {
+    if (parsed.size >= MAX_PARSED) parsed.clear();
+    parsed.set(text, parseToml(text));
+  }
+  return parsed.get(text);
+}
+
+/** A manifest being edited is often invalid for a moment: it counts as absent. */
+function parseToml(text: string): Record<string, unknown> | undefined {
+  try {
+    return parseTomlText(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+function tableOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }

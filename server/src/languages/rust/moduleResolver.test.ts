@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { ImportingFile, ImportRecord, WorkspaceFiles } from '../language.js';
-import { libraryName, workspaceMembers } from './cargoWorkspace.js';
+import { libraryName, pathDependencies, workspaceMembers } from './cargoWorkspace.js';
 import { crateRootOf, parentModule } from './moduleFiles.js';
 import { resolveModulePath } from './moduleResolver.js';
 import rust from './rust.js';
@@ -116,7 +116,44 @@ describe('module files', () => {
   });
 });
 
+describe('path dependencies outside a workspace', () => {
+  // Two packages side by side, no [workspace]: the app names its neighbours by path.
+  const SIDE = ['app/src/main.rs', 'helpers/src/lib.rs', 'helpers/src/text.rs', 'gen/src/lib.rs', 'far/src/lib.rs'];
+  const TOMLS: Record<string, string> = {
+    'app/Cargo.toml': [
+      '[package]', 'name = "app"', '',
+      '[dependencies]', 'helpers = { path = "../helpers" }', 'h2 = { path = "../helpers", package = "helpers" }',
+      'codegen = { path = "../gen" }', 'outside = { path = "../../elsewhere" }', '',
+      '[dev-dependencies.far]', 'path = "../far"',
+    ].join('\n'),
+    'helpers/Cargo.toml': '[package]\nname = "helpers"\n',
+    'gen/Cargo.toml': '[package]\nname = "codegen"\n\n[lib]\nname = "gen_lib"\n',
+    'far/Cargo.toml': '[package]\nname = "far"\n',
+  };
+  const side = workspace(SIDE, TOMLS);
+  test.each([
+    { module: 'helpers::text', resolved: 'helpers/src/text.rs', why: 'by its library name' },
+    { module: 'h2', resolved: 'helpers/src/lib.rs', why: 'renamed: by its key' },
+    { module: 'gen_lib', resolved: 'gen/src/lib.rs', why: 'by its [lib] name' },
+    { module: 'codegen', resolved: undefined, why: 'not by a package name its library does not carry' },
+    { module: 'far', resolved: 'far/src/lib.rs', why: 'a dev-dependency table of its own' },
+    { module: 'outside', resolved: undefined, why: 'a path out of the workspace' },
+  ])('use $module ($why)', ({ module, resolved }) => {
+    expect(resolveModulePath(record(module, 'x'), from('app/src/main.rs'), side).resolvedPath).toBe(resolved);
+  });
+});
+
 describe('Cargo.toml reading', () => {
+  test('TOML a line reader gets wrong: brackets in comments, dotted keys, inline tables; broken TOML is absent', () => {
+    expect(workspaceMembers('[workspace]\nmembers = [\n  "crates/*", # see [docs]\n  "tools/gen",\n]\n')).toEqual(['crates/*', 'tools/gen']);
+    expect(workspaceMembers('workspace.members = ["a", "b"]\n')).toEqual(['a', 'b']);
+    expect(libraryName('package.name = "dotted-name"\n')).toBe('dotted_name');
+    expect(libraryName('lib = { name = "inline" }\n[package]\nname = "pkg"\n')).toBe('inline');
+    expect(libraryName("[package]\nname = 'literal-string' # comment\n")).toBe('literal_string');
+    expect(libraryName('[package]\nname = "broken\n')).toBeUndefined();
+    expect(pathDependencies('[dependencies]\nserde = "1"\nlocal = { path = "../local" }\n')).toEqual([{ key: 'local', dir: '../local', renamed: false }]);
+  });
+
   test('members and library names', () => {
     expect(workspaceMembers(MANIFESTS['Cargo.toml']!)).toEqual(['crates/*', 'tools/gen']);
     expect(libraryName(MANIFESTS['crates/my-core/Cargo.toml']!)).toBe('my_core');
