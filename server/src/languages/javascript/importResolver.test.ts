@@ -204,6 +204,8 @@ describe('dependency keys', () => {
     { module: '../', keys: ['index'] },
     { module: '@acme/core', keys: ['core'] },
     { module: 'react', keys: ['react'] },
+    { module: '#config', keys: ['config'] },
+    { module: '#lib/format', keys: ['format'] },
   ])('dependencyKeys($module) = $keys', ({ module, keys }) => {
     expect(dependencyKeys(record(module))).toEqual(keys);
   });

@@ -82,7 +82,8 @@ export function keyOfFile(relPath: string): string {
  */
 export function dependencyKeys(record: ImportRecord): string[] {
   const segments = record.module.split('/').filter((segment) => segment !== '');
-  const last = segments.length > 0 ? stripModuleExtension(segments[segments.length - 1]!) : 'index';
+  // `#config` names a file `config.*` as `./config` does.
+  const last = segments.length > 0 ? stripModuleExtension(segments[segments.length - 1]!).replace(/^#/, '') : 'index';
   const keys = new Set<string>([last === '.' || last === '..' ? 'index' : last]);
   if (last === 'index' && segments.length > 1) keys.add(segments[segments.length - 2]!);
   if (record.resolvedPath !== undefined) keys.add(keyOfFile(record.resolvedPath));
