@@ -12,8 +12,8 @@
  *   directory is guessed from the crate name (`crates/*` holds `my_core` in `crates/my_core` or
  *   `crates/my-core`). Other globs are not followed.
  */
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import { parse as parseTomlText } from 'smol-toml';
 import type { ImportingFile, WorkspaceFiles } from '../language.js';
 import { dirOf, joinPath } from './moduleFiles.js';
 
@@ -126,10 +126,18 @@ function cargoToml(text: string): Record<string, unknown> | undefined {
 /** A manifest being edited is often invalid for a moment: it counts as absent. */
 function parseToml(text: string): Record<string, unknown> | undefined {
   try {
-    return parseTomlText(text) as Record<string, unknown>;
+    return parseTomlText(text);
   } catch {
     return undefined;
   }
+}
+
+let tomlParse: ((text: string) => Record<string, unknown>) | undefined;
+
+/** The TOML parser, loaded with the first Cargo.toml read: a workspace without Rust never loads it. */
+function parseTomlText(text: string): Record<string, unknown> {
+  tomlParse ??= (createRequire(import.meta.url)('smol-toml') as typeof import('smol-toml')).parse;
+  return tomlParse(text);
 }
 
 function tableOf(value: unknown): Record<string, unknown> | undefined {
