@@ -15,7 +15,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeTinyModel } from '../support/tinyModel.js';
-import { MAIN_JS } from './e2eEnv.js';
+import { E2E_WORKSPACE_FIXTURE, MAIN_JS } from './e2eEnv.js';
 
 /** What to type where, and the model settings both the editor and the CLI use. */
 export interface CompletionCase {
@@ -71,6 +71,23 @@ export async function prepareCompletions(
   }
   const typed = testCases.map((testCase) => `${testCase.file}: ${JSON.stringify(testCase.typed)}`).join(', ');
   throw new Error(`no seed gave a one-line readable completion for every case (${typed}):\n${seen.join('\n')}`);
+}
+
+/**
+ * One copy of the fixture workspace per case (`dir/workspace-<i>`) and one model that completes
+ * each case's typed text with one readable line. Policy `none` and one thread, as the editors'
+ * tests run: the completion depends on the document alone, not on when indexing finishes.
+ */
+export async function prepareFixtureCases(
+  dir: string, cases: readonly { file: string; typed: string }[], after?: string,
+): Promise<{ modelPath: string; completions: string[] }> {
+  const testCases = cases.map(({ file, typed }, i): CompletionCase => {
+    const workspace = path.join(dir, `workspace-${i}`);
+    cpSync(E2E_WORKSPACE_FIXTURE, workspace, { recursive: true });
+    return { workspace, file, typed, ...(after === undefined ? {} : { after }), policy: 'none', threads: 1 };
+  });
+  const { modelPath, completions } = await prepareCompletions(testCases, path.join(dir, 'model'));
+  return { modelPath, completions };
 }
 
 /** A copy of the workspace with the case's text typed, and the cursor after it. */

@@ -13,8 +13,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { E2E_WORKSPACE_FIXTURE, EMACS_PACKAGES, emacsSkipReason, findEmacs, MAIN_JS, REPO_ROOT } from './e2eEnv.js';
-import { prepareCompletions } from './e2eModel.js';
+import { EMACS_PACKAGES, emacsSkipReason, findEmacs, MAIN_JS, REPO_ROOT } from './e2eEnv.js';
+import { prepareFixtureCases } from './e2eModel.js';
 
 const SKIP = emacsSkipReason();
 if (SKIP) console.info(`[e2e] Emacs end-to-end test skipped: ${SKIP}`);
@@ -63,19 +63,14 @@ function docsEmacsConfig({ client, heading, options }: Client, modelPath: string
   return filled;
 }
 
-describe.skipIf(SKIP !== undefined)(`Emacs (eglot) end-to-end${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
+describe.skipIf(SKIP !== undefined)(`Emacs (eglot, lsp-mode) end-to-end${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   let tmp: string;
   let modelPath: string;
   let completions: string[];
 
   beforeAll(async () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'reposhapley-emacs-'));
-    const testCases = FILES.map(({ file, typed }, i) => {
-      const workspace = path.join(tmp, `workspace-${i}`);
-      cpSync(E2E_WORKSPACE_FIXTURE, workspace, { recursive: true });
-      return { workspace, file, typed, policy: 'none', threads: 1 } as const;
-    });
-    ({ modelPath, completions } = await prepareCompletions(testCases, path.join(tmp, 'model')));
+    ({ modelPath, completions } = await prepareFixtureCases(tmp, FILES));
     for (const client of CLIENTS) writeFileSync(path.join(tmp, `${client.client}.el`), docsEmacsConfig(client, modelPath));
   }, 240_000);
 

@@ -9,12 +9,12 @@
  * Runs when `nvim` is on PATH, or with REPOSHAPLEY_E2E=1 (which then requires it).
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { E2E_WORKSPACE_FIXTURE, findNeovim, MAIN_JS, neovimSkipReason, REPO_ROOT } from './e2eEnv.js';
-import { prepareCompletions } from './e2eModel.js';
+import { findNeovim, MAIN_JS, neovimSkipReason, REPO_ROOT } from './e2eEnv.js';
+import { prepareFixtureCases } from './e2eModel.js';
 
 const SKIP = neovimSkipReason();
 if (SKIP) console.info(`[e2e] Neovim end-to-end test skipped: ${SKIP}`);
@@ -65,12 +65,7 @@ describe.skipIf(SKIP !== undefined)(`Neovim end-to-end${SKIP ? ` (skipped: ${SKI
 
   beforeAll(async () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'reposhapley-nvim-'));
-    const testCases = CASES.map(({ file, typed }, i) => {
-      const workspace = path.join(tmp, `workspace-${i}`);
-      cpSync(E2E_WORKSPACE_FIXTURE, workspace, { recursive: true });
-      return { workspace, file, typed, after: '\n', policy: 'none', threads: 1 } as const;
-    });
-    ({ modelPath, completions } = await prepareCompletions(testCases, path.join(tmp, 'model')));
+    ({ modelPath, completions } = await prepareFixtureCases(tmp, CASES, '\n'));
     writeFileSync(path.join(tmp, 'init.lua'), readmeNeovimConfig(modelPath));
   }, 240_000);
 
