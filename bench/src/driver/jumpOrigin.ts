@@ -1,42 +1,53 @@
 /**
  * Where a user was before jumping to a task's cursor within its file (issue 19's "a jump to
- * another function in the same file"): the end of the function before the cursor's, else the
- * first line of the one after it. Python's `def` lines mark functions; undefined where the file
- * has no other function.
+ * another function in the same file"): the last line of the function before the cursor's, else
+ * the header line of the one after it. Functions are what the server's symbol extraction finds in
+ * the file (functions and methods, in any registered language); undefined where the file has no
+ * other function, or no registered language reads it.
  */
+import { createParserSet, languageOfPath, type ParserSet } from '../../../server/src/languages/registry.js';
+import { extractSymbols } from '../../../server/src/indexing/symbols.js';
 import type { BenchTask, Position } from '../tasks/types.js';
 
-const DEF_LINE = /^(\s*)(async\s+)?def\s/;
+/** A function's lines: its first (decorators included), its header, and the one after its last. */
+interface FunctionLines {
+  start: number;
+  header: number;
+  end: number;
+}
+
+let parsers: Promise<ParserSet> | undefined;
 
 /** The position the user jumps from, in the buffer the server sees (prefix + suffix). */
-export function jumpOrigin(task: Pick<BenchTask, 'prefix' | 'suffix' | 'cursor'>): Position | undefined {
-  const lines = (task.prefix + task.suffix).split('\n');
-  const cursorLine = task.cursor.line;
-  const enclosing = lastDefAtOrBefore(lines, cursorLine, Number.POSITIVE_INFINITY);
-  const indent = enclosing === undefined ? Number.POSITIVE_INFINITY : indentOf(lines[enclosing]!);
-  const previous = enclosing === undefined ? undefined : lastDefAtOrBefore(lines, enclosing - 1, indent);
-  if (previous !== undefined) {
-    // The previous function's last line: the last code line above the cursor's function.
-    for (let line = enclosing! - 1; line > previous; line--) {
-      const text = lines[line]!.trim();
-      if (text && !text.startsWith('@') && !text.startsWith('#')) return { line, character: lines[line]!.length };
-    }
-  }
-  for (let line = cursorLine + 1; line < lines.length; line++) {
-    const match = DEF_LINE.exec(lines[line]!);
-    if (match && match[1]!.length <= indent) return { line, character: lines[line]!.length };
-  }
-  return undefined;
+export async function jumpOrigin(task: Pick<BenchTask, 'prefix' | 'suffix' | 'cursor' | 'relPath'>): Promise<Position | undefined> {
+  const text = task.prefix + task.suffix;
+  const functions = await functionsOf(text, task.relPath);
+  const line = task.cursor.line;
+  // The function the cursor is in or after (the last whose header is at or above it).
+  const enclosing = functions.filter((f) => f.header <= line).at(-1);
+  const before = enclosing && functions.filter((f) => f.end <= enclosing.start).sort((a, b) => a.end - b.end).at(-1);
+  const lines = text.split('\n');
+  if (before) return endOf(lines, before.end - 1);
+  const after = functions.find((f) => f.header > line && (!enclosing || f.start >= enclosing.end));
+  return after ? endOf(lines, after.header) : undefined;
 }
 
-function lastDefAtOrBefore(lines: readonly string[], from: number, maxIndent: number): number | undefined {
-  for (let line = from; line >= 0; line--) {
-    const match = DEF_LINE.exec(lines[line]!);
-    if (match && match[1]!.length <= maxIndent) return line;
+async function functionsOf(text: string, relPath: string): Promise<FunctionLines[]> {
+  const language = languageOfPath(relPath);
+  if (!language) return [];
+  parsers ??= createParserSet([]);
+  const set = await parsers;
+  await set.load([relPath]);
+  const tree = set.forPath(relPath)!.parse(text);
+  try {
+    return extractSymbols(tree, text, relPath, language).sites
+      .filter((site) => site.definition.kind !== 'class')
+      .map((site) => ({ start: site.definition.startLine, header: site.headerLine, end: site.definition.endLine }));
+  } finally {
+    tree.delete();
   }
-  return undefined;
 }
 
-function indentOf(line: string): number {
-  return line.length - line.trimStart().length;
+function endOf(lines: readonly string[], line: number): Position {
+  return { line, character: lines[line]?.length ?? 0 };
 }

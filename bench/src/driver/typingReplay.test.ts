@@ -44,7 +44,7 @@ function fakeSession(answerMs: number) {
   return { session, events };
 }
 
-const task = { id: 'pkg/a.py:3:5:line', cursor: { line: 2, character: 4 }, mode: 'line' } as BenchTask;
+const task = { id: 'pkg/a.py:3:5:line', relPath: 'a.py', cursor: { line: 2, character: 4 }, mode: 'line' } as BenchTask;
 const quick = { gapMinMs: 0, gapMaxMs: 0, maxKeystrokes: 12, seed: 1 };
 const limits = { requestTimeoutMs: 5_000 };
 

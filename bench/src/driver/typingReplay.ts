@@ -154,7 +154,7 @@ async function askAtCursor(session: TypingSession, uri: string, task: BenchTask,
 
 /** A request in the neighbouring function, answered, then the arrival's request at the cursor. */
 async function jumpThenAsk(session: TypingSession, uri: string, task: BenchTask, limits: RunLimits, options: TypingOptions): Promise<Arrival> {
-  const origin = jumpOrigin(task);
+  const origin = await jumpOrigin(task);
   if (!origin) return askAtCursor(session, uri, task, limits, options);
   await request(session, uri, task, origin, limits).answer.catch(() => undefined);
   const arrival = await askAtCursor(session, uri, task, limits, options);
