@@ -5,6 +5,7 @@
  * since only modules inside the workspace can resolve.
  */
 import * as path from 'node:path';
+import { parsedByText } from '../configFiles.js';
 
 /** One directive: `module example.com/m` -> { verb: 'module', args: ['example.com/m'] }. */
 interface Directive {
@@ -20,33 +21,16 @@ export interface GoModFile {
   replacements: { modulePath: string; dir: string }[];
 }
 
-/** Parsed files by content: one go.mod is read for every import of every file below it. */
-const parsed = new Map<string, GoModFile | string[]>();
-const MAX_CACHED = 32;
-
-function cached<T extends GoModFile | string[]>(content: string, parse: (content: string) => T): T {
-  let result = parsed.get(content) as T | undefined;
-  if (!result) {
-    if (parsed.size >= MAX_CACHED) parsed.clear();
-    parsed.set(content, (result = parse(content)));
-  }
-  return result;
-}
-
-/** The module path and local replacements of a go.mod's text. */
-export function readGoMod(content: string): GoModFile {
-  return cached(content, (text) => {
-    const directives = parseDirectives(text);
-    const modulePath = directives.find((d) => d.verb === 'module')?.args[0];
-    const replacements = directives.filter((d) => d.verb === 'replace').flatMap((d) => localReplacement(d.args));
-    return modulePath ? { modulePath, replacements } : { replacements };
-  });
-}
+/** The module path and local replacements of a go.mod's text (kept by text: one go.mod is read for every import below it). */
+export const readGoMod = parsedByText((text): GoModFile => {
+  const directives = parseDirectives(text);
+  const modulePath = directives.find((d) => d.verb === 'module')?.args[0];
+  const replacements = directives.filter((d) => d.verb === 'replace').flatMap((d) => localReplacement(d.args));
+  return modulePath ? { modulePath, replacements } : { replacements };
+});
 
 /** The directories a go.work `use`s, relative to the go.work's own. */
-export function readGoWork(content: string): string[] {
-  return cached(content, (text) => parseDirectives(text).filter((d) => d.verb === 'use' && d.args[0]).map((d) => d.args[0]!));
-}
+export const readGoWork = parsedByText((text): string[] => parseDirectives(text).filter((d) => d.verb === 'use' && d.args[0]).map((d) => d.args[0]!));
 
 /** `old [v] => ./new` (or `../new`): the Go tool's rule for a local replacement; module targets are not ours. */
 function localReplacement(args: string[]): { modulePath: string; dir: string }[] {

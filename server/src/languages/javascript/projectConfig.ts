@@ -7,6 +7,7 @@
  */
 import * as path from 'node:path';
 import { parse as parseJsoncText, type ParseError } from 'jsonc-parser';
+import { objectOf, parsedByText, stringsOf } from '../configFiles.js';
 
 /** Reads a project file by relPath from the workspace root; undefined when absent. */
 export type ReadProjectFile = (relPath: string) => string | undefined;
@@ -39,7 +40,7 @@ export function nearestPathMapping(fromRelPath: string, read: ReadProjectFile): 
 
 /** One config file with what it extends (later `extends` entries and the file itself win). */
 function readPathMapping(configPath: string, read: ReadProjectFile, depth: number): PathMapping | undefined {
-  const config = asObject(parseJsonc(read(configPath)));
+  const config = objectOf(parseJsonc(read(configPath)));
   if (!config) return undefined;
   const dir = dirOf(configPath);
   let mapping: PathMapping = {};
@@ -50,9 +51,9 @@ function readPathMapping(configPath: string, read: ReadProjectFile, depth: numbe
     const parentPath = path.posix.join(dir, parent.endsWith('.json') ? parent : `${parent}.json`);
     mapping = { ...mapping, ...readPathMapping(parentPath, read, depth + 1) };
   }
-  const options = asObject(config.compilerOptions);
+  const options = objectOf(config.compilerOptions);
   if (typeof options?.baseUrl === 'string') mapping.baseUrl = relPathOf(dir, options.baseUrl);
-  const paths = asObject(options?.paths);
+  const paths = objectOf(options?.paths);
   if (paths) {
     mapping.paths = Object.fromEntries(Object.entries(paths).map(([pattern, targets]) => [pattern, stringsOf(targets)]));
     mapping.pathsBase = dir;
@@ -111,10 +112,10 @@ export interface PackageManifest {
 
 /** A package.json, or undefined when absent or not an object. */
 export function readManifest(relPath: string, read: ReadProjectFile): PackageManifest | undefined {
-  const json = asObject(parseJsonc(read(relPath)));
+  const json = objectOf(parseJsonc(read(relPath)));
   if (!json) return undefined;
   const entries = ['types', 'typings', 'module', 'main'].map((field) => json[field]).filter((value): value is string => typeof value === 'string');
-  const workspaces = Array.isArray(json.workspaces) ? stringsOf(json.workspaces) : stringsOf(asObject(json.workspaces)?.packages);
+  const workspaces = Array.isArray(json.workspaces) ? stringsOf(json.workspaces) : stringsOf(objectOf(json.workspaces)?.packages);
   const manifest: PackageManifest = { entries, exports: json.exports, imports: json.imports, workspaces };
   if (typeof json.name === 'string') manifest.name = json.name;
   return manifest;
@@ -126,7 +127,7 @@ export function readManifest(relPath: string, read: ReadProjectFile): PackageMan
  */
 export function exportTargets(exports: unknown, subpath: string): string[] {
   if (typeof exports === 'string' || Array.isArray(exports)) return subpath === '.' ? conditionTargets(exports) : [];
-  const map = asObject(exports);
+  const map = objectOf(exports);
   if (!map) return [];
   const keys = Object.keys(map);
   if (!keys.some((key) => key.startsWith('.'))) return subpath === '.' ? conditionTargets(map) : []; // Conditions for `.` alone.
@@ -135,7 +136,7 @@ export function exportTargets(exports: unknown, subpath: string): string[] {
 
 /** The targets package.json `imports` gives a `#` specifier (`#utils/log`, through `#utils/*`). */
 export function importTargets(imports: unknown, specifier: string): string[] {
-  const map = asObject(imports);
+  const map = objectOf(imports);
   return map ? subpathTargets(map, specifier) : [];
 }
 
@@ -148,34 +149,21 @@ function subpathTargets(map: Readonly<Record<string, unknown>>, subpath: string)
 function conditionTargets(value: unknown): string[] {
   if (typeof value === 'string') return [value];
   if (Array.isArray(value)) return value.flatMap(conditionTargets);
-  const conditions = asObject(value);
+  const conditions = objectOf(value);
   return conditions ? Object.values(conditions).flatMap(conditionTargets) : [];
 }
 
-/** Parsed project files by text: the same file is read for every import of a file. */
-const parsed = new Map<string, unknown>();
-const MAX_PARSED = 64;
-
 /** JSON with `//` and `/* *\/` comments and trailing commas; undefined when absent or malformed. */
 export function parseJsonc(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  if (parsed.has(text)) return parsed.get(text);
+  return text === undefined ? undefined : parseJsoncOnce(text);
+}
+
+const parseJsoncOnce = parsedByText((text): unknown => {
   const errors: ParseError[] = [];
   const tolerant: unknown = parseJsoncText(text, errors, { allowTrailingComma: true, disallowComments: false });
   // A config being edited is often invalid for a moment: treat it as absent rather than half-read.
-  const value = errors.length > 0 ? undefined : tolerant;
-  if (parsed.size >= MAX_PARSED) parsed.clear();
-  parsed.set(text, value);
-  return value;
-}
-
-function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-function stringsOf(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-}
+  return errors.length > 0 ? undefined : tolerant;
+});
 
 function dirOf(relPath: string): string {
   const dir = path.posix.dirname(relPath);

@@ -12,8 +12,8 @@
  * segment of the package name (`@acme/ui` in `libs/*` is looked for in `libs/ui`), and the
  * package.json there must carry that name. A package in a directory named otherwise is not found.
  */
-import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import { objectOf, parseYaml, stringsOf } from '../configFiles.js';
 import { readManifest, type PackageManifest, type ReadProjectFile } from './projectConfig.js';
 
 /** Where workspace packages live when the root declares nothing (the common layout). */
@@ -22,8 +22,9 @@ const DEFAULT_PACKAGE_GLOBS = ['packages/*'];
 /** The workspace globs of the root package.json and pnpm-workspace.yaml, negations left out. */
 export function workspacePackageGlobs(read: ReadProjectFile): string[] {
   const manifest = readManifest('package.json', read);
-  const pnpm = parseYaml(read('pnpm-workspace.yaml'));
-  const globs = [...(manifest?.workspaces ?? []), ...stringsOf(asObject(pnpm)?.packages)]
+  const pnpm = read('pnpm-workspace.yaml');
+  const pnpmGlobs = pnpm === undefined ? [] : stringsOf(objectOf(parseYaml(pnpm))?.packages);
+  const globs = [...(manifest?.workspaces ?? []), ...pnpmGlobs]
     .map((glob) => glob.replace(/^\.\//, '').replace(/\/+$/, ''))
     .filter((glob) => glob !== '' && !glob.startsWith('!'));
   return globs.length > 0 ? globs : DEFAULT_PACKAGE_GLOBS;
@@ -55,46 +56,4 @@ export function enclosingPackage(fromRelPath: string, read: ReadProjectFile): { 
     if (manifest) return { dir: base, manifest };
     if (base === '') return undefined;
   }
-}
-
-/** Parsed YAML files by text; undefined when absent or malformed. */
-const parsedYaml = new Map<string, unknown>();
-const MAX_PARSED = 16;
-
-function parseYaml(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  if (!parsedYaml.has(text)) {
-    if (parsedYaml.size >= MAX_PARSED) parsedYaml.clear();
-    parsedYaml.set(text, safeYaml(text));
-  }
-  return parsedYaml.get(text);
-}
-
-/** A file being edited is often invalid for a moment: it counts as absent. */
-function safeYaml(text: string): unknown {
-  try {
-    return parseYamlText(text);
-  } catch {
-    return undefined;
-  }
-}
-
-let yamlParse: ((text: string) => unknown) | undefined;
-
-/**
- * The YAML parser, loaded with the first pnpm-workspace.yaml. Imported with the server (with
- * smol-toml), it added ~1 MB of heap to every start, and the first index of a JavaScript set
- * measured 13 % slower (10 alternating runs, twice), in workspaces that have no such file.
- */
-function parseYamlText(text: string): unknown {
-  yamlParse ??= (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse;
-  return yamlParse(text);
-}
-
-function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-function stringsOf(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }

@@ -12,8 +12,8 @@
  *   directory is guessed from the crate name (`crates/*` holds `my_core` in `crates/my_core` or
  *   `crates/my-core`). Other globs are not followed.
  */
-import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import { objectOf, parseToml, stringOf, stringsOf } from '../configFiles.js';
 import type { ImportingFile, WorkspaceFiles } from '../language.js';
 import { dirOf, joinPath } from './moduleFiles.js';
 
@@ -78,15 +78,14 @@ function directoriesAbove(relPath: string): string[] {
 
 /** The name code uses for a package's library: `[lib] name`, else `[package] name` with `-` as `_`. */
 export function libraryName(manifest: string): string | undefined {
-  const toml = cargoToml(manifest);
-  const name = stringOf(tableOf(toml?.lib)?.name) ?? stringOf(tableOf(toml?.package)?.name);
+  const toml = parseToml(manifest);
+  const name = stringOf(objectOf(toml?.lib)?.name) ?? stringOf(objectOf(toml?.package)?.name);
   return name?.replace(/-/g, '_');
 }
 
 /** The `members` of `[workspace]`, as written (`crates/*`, `tools/gen`). */
 export function workspaceMembers(manifest: string): string[] {
-  const members = tableOf(cargoToml(manifest)?.workspace)?.members;
-  return Array.isArray(members) ? members.filter((member): member is string => typeof member === 'string') : [];
+  return stringsOf(objectOf(parseToml(manifest)?.workspace)?.members);
 }
 
 /** A dependency on a crate by its directory (`foo = { path = "../foo" }`). */
@@ -100,50 +99,13 @@ export interface PathDependency {
 
 /** The path dependencies of a manifest's dependency tables, in the order written. */
 export function pathDependencies(manifest: string): PathDependency[] {
-  const toml = cargoToml(manifest);
+  const toml = parseToml(manifest);
   const found: PathDependency[] = [];
   for (const table of DEPENDENCY_TABLES) {
-    for (const [key, spec] of Object.entries(tableOf(toml?.[table]) ?? {})) {
-      const dir = stringOf(tableOf(spec)?.path);
-      if (dir !== undefined) found.push({ key, dir, renamed: stringOf(tableOf(spec)?.package) !== undefined });
+    for (const [key, spec] of Object.entries(objectOf(toml?.[table]) ?? {})) {
+      const dir = stringOf(objectOf(spec)?.path);
+      if (dir !== undefined) found.push({ key, dir, renamed: stringOf(objectOf(spec)?.package) !== undefined });
     }
   }
   return found;
-}
-
-/** Parsed manifests by text: the same Cargo.toml is read for every `use` of a crate. */
-const parsed = new Map<string, Record<string, unknown> | undefined>();
-const MAX_PARSED = 64;
-
-function cargoToml(text: string): Record<string, unknown> | undefined {
-  if (!parsed.has(text)) {
-    if (parsed.size >= MAX_PARSED) parsed.clear();
-    parsed.set(text, parseToml(text));
-  }
-  return parsed.get(text);
-}
-
-/** A manifest being edited is often invalid for a moment: it counts as absent. */
-function parseToml(text: string): Record<string, unknown> | undefined {
-  try {
-    return parseTomlText(text);
-  } catch {
-    return undefined;
-  }
-}
-
-let tomlParse: ((text: string) => Record<string, unknown>) | undefined;
-
-/** The TOML parser, loaded with the first Cargo.toml read: a workspace without Rust never loads it. */
-function parseTomlText(text: string): Record<string, unknown> {
-  tomlParse ??= (createRequire(import.meta.url)('smol-toml') as typeof import('smol-toml')).parse;
-  return tomlParse(text);
-}
-
-function tableOf(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-function stringOf(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
 }
