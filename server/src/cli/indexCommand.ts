@@ -40,8 +40,8 @@ export async function runIndex(dir: string, options: IndexOptions, deps: IndexDe
 }
 
 /** `: python 120, typescript 40`, most files first; nothing when no file was indexed. */
-function byLanguage(counts: Record<string, number> | undefined): string {
-  const entries = Object.entries(counts ?? {}).sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1));
+function byLanguage(counts: Record<string, number>): string {
+  const entries = Object.entries(counts).sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1));
   return entries.length === 0 ? '' : `: ${entries.map(([language, files]) => `${language} ${files}`).join(', ')}`;
 }
 
