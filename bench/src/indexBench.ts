@@ -11,6 +11,7 @@
  * DIR defaults to /usr/lib/python3.11. Targets on the 2-core reference machine: full index
  * <= 10 s and <= 500 MB peak RSS; edit update <= 15 ms p95.
  */
+import { Command } from 'commander';
 import { createStreamLogger } from '../../server/src/util/logger.js';
 import { WorkspaceIndex, type IndexRootsResult } from '../../server/src/indexing/workspaceIndex.js';
 import { LexicalIndex } from '../../server/src/retrieval/lexicalIndex.js';
@@ -88,14 +89,19 @@ async function indexWithPostings(dir: string): Promise<{ index: WorkspaceIndex; 
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const dir = args.find((arg) => !arg.startsWith('--')) ?? '/usr/lib/python3.11';
+  const program = new Command('indexBench')
+    .argument('[dir]', 'directory to index', '/usr/lib/python3.11')
+    .option('--json', "print only the full index's figures, on one line (what indexRatio.ts reads)")
+    .option('--warm', 'index the directory once, unmeasured, before the measured index')
+    .parse();
+  const [dir] = program.processedArgs as [string];
+  const options = program.opts<{ json?: boolean; warm?: boolean }>();
   // --warm: one unmeasured index first, dropped, so that the measured one runs with the JIT and
   // WebAssembly tiers warm (a process's first index runs much of its code unoptimized).
-  if (args.includes('--warm')) (await indexWithPostings(dir)).index.dispose();
+  if (options.warm) (await indexWithPostings(dir)).index.dispose();
   const { index, result, indexMs } = await indexWithPostings(dir);
   const stats = index.stats();
-  if (args.includes('--json')) {
+  if (options.json) {
     const megabytes = stats.bytes / MB;
     const measures: IndexMeasures = { dir, files: result.files, megabytes, indexSeconds: indexMs / 1000, secondsPerMegabyte: indexMs / 1000 / megabytes };
     process.stdout.write(`${JSON.stringify(measures)}\n`);
