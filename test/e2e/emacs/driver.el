@@ -21,6 +21,11 @@
     (eglot-ensure)
     ;; eglot-ensure connects after the next command; in batch there is none, so run its hook.
     (run-hooks 'post-command-hook))
+  ;; eglot's synchronous wait ends at the server's first output, which on a busy machine can come
+  ;; before the whole initialize answer: then it goes on connecting in the background.
+  (let ((deadline (+ (float-time) 60)))
+    (while (and (not (eglot-current-server)) (< (float-time) deadline))
+      (accept-process-output nil 0.1)))
   (let ((server (eglot-current-server)))
     (unless server (error "eglot did not connect in %s" major-mode))
     (list :servers (list (plist-get (eglot--server-info server) :name))
