@@ -20,7 +20,8 @@ source models/train/finetune-cpu-steps.sh     # finetune_step
 # Step 1: the sequences of bench-style tasks of the training packages -> $out/sequences (taskSequences.js,
 # no model calls). The mix is given as task counts, API then line, per language: Rust, Go and
 # JavaScript each, Python; then how many line and API tasks of each language's validation packages.
-# More taskSequences arguments may follow (--evidence-only, --seed).
+# More taskSequences arguments may follow (--evidence-only, --seed). RUST_TRAIN_LIST, when set, is
+# the Rust training list instead of rust-train.txt.
 #
 #   task_sequences_step "RUST_API RUST_LINE" "OTHERS_API OTHERS_LINE" "PYTHON_API PYTHON_LINE" VALIDATION_TASKS [ARGS...]
 task_sequences_step() {
@@ -31,8 +32,10 @@ task_sequences_step() {
   [[ -f "$out/sequences/complete" ]] && return 0   # each call resumes by itself; this only spares re-indexing
   sequences() { node dist/models/controlRows/taskSequences.js --out "$out/sequences" "${extra[@]}" --language "$@"; }
   train_tasks() { # LANGUAGE API LINE
-    sequences "$1" --package-list "$lists/$1-train.txt" --tasks api --limit "$2"
-    sequences "$1" --package-list "$lists/$1-train.txt" --tasks line --limit "$3"
+    local list="$lists/$1-train.txt"
+    [[ $1 == rust && -n "${RUST_TRAIN_LIST:-}" ]] && list="$RUST_TRAIN_LIST"
+    sequences "$1" --package-list "$list" --tasks api --limit "$2"
+    sequences "$1" --package-list "$list" --tasks line --limit "$3"
   }
   train_tasks rust "${rust[@]}"
   for language in go javascript; do train_tasks "$language" "${others[@]}"; done
