@@ -317,11 +317,11 @@ export const SETTINGS_SCHEMA: SettingsSchema = {
   // Defaults that fit a laptop: a big monorepo's Python, not a whole disk (a root at / gave 17,391 files and 2.1 GB).
   indexMaxFiles: {
     type: 'integer', default: 10_000, min: 1, max: 1_000_000,
-    description: 'Most Python files indexed; the rest of a larger workspace is left out, and the status says so.',
+    description: 'Most source files indexed (every language together); the rest of a larger workspace is left out, and the status says so.',
   },
   indexMaxMegabytes: {
     type: 'integer', default: 200, min: 1, max: 100_000,
-    description: 'Most megabytes of Python source indexed; the rest of a larger workspace is left out, and the status says so.',
+    description: 'Most megabytes of source indexed (every language together); the rest of a larger workspace is left out, and the status says so.',
   },
   tracePrompt: {
     type: 'boolean', default: false,
