@@ -11,6 +11,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { LANGUAGE_IDS, type LanguageId } from '../../shared/languages.js';
 import { LAYOUT_PREFERENCES, POLICY_NAMES, type LayoutPreference, type PolicyName, type PromptBudgets } from '../../shared/settings.js';
 import { BENCH_LANGUAGES, expandPackageNames, whyNoPackages, type BenchLanguageId } from './benchLanguages.js';
+import { modelArgument, userPath } from './cliModel.js';
 import { listOf, nonNegativeInt, positiveInt, promptBudgets } from './cliNumbers.js';
 import { parsePackageList } from './debianPackages.js';
 import { ModelUnavailableError } from './driver/driveTasks.js';
@@ -36,10 +37,6 @@ function gapRange(value: string): [number, number] {
   return [Number(match[1]), Number(match[2])];
 }
 
-/** npm runs scripts in the package root: resolve user paths against where they typed the command. */
-function userPath(file: string): string {
-  return path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
-}
 
 /** Names from --packages (`requests` is short for `python3-requests`, `cobra` for its Go package), else the list file. */
 function packageNames(requested: string[] | undefined, listFile: string, language: BenchLanguageId): string[] {
@@ -50,7 +47,7 @@ function packageNames(requested: string[] | undefined, listFile: string, languag
 function program(): Command {
   return new Command('bench')
     .description('RepoEval-style completion benchmark over the built server (stdio), per policy')
-    .option('--model <path>', 'GGUF model or catalog name (default: the server\'s choice: REPOSHAPLEY_MODEL, then the pulled catalog model, then the bundled one)')
+    .option('--model <path|name>', 'GGUF model or catalog name (default: the server\'s choice: REPOSHAPLEY_MODEL, then the pulled catalog model, then the bundled one)', modelArgument)
     .option('--adapter <file>', 'a LoRA adapter GGUF on the model (the adapterPath setting; models/train/lora_gguf.py)')
     .option('--model-server <url>', 'also run every task through this llama-server and compare (report: model-server.md)')
     .addOption(new Option('--policies <list>', 'policies to compare').argParser(listOf(POLICY_NAMES, 'policies'))
@@ -111,7 +108,7 @@ function toOptions(flags: Flags, language: BenchLanguageId, argv: readonly strin
     command: ['npm run bench --', ...argv].join(' '),
   };
   if (language !== 'python') options.language = language;
-  if (flags.model) options.model = userPath(flags.model);
+  if (flags.model) options.model = flags.model; // a file's absolute path or a catalog name (modelArgument)
   if (flags.adapter) options.adapter = userPath(flags.adapter);
   if (flags.modelServer) options.modelServer = flags.modelServer;
   if (flags.threads !== undefined) options.threads = flags.threads;
