@@ -3,7 +3,7 @@
  * just opened, model load and indexing included (driver/coldStart.ts), repeated. `reposhapley
  * complete` times the same work plus the CLI's own exit; this is the editor's view of it.
  *
- *   npx tsc -p tsconfig.json && node dist/bench/src/coldStartBench.js [FILE:LINE:COL] [--repeats 5] [--threads N] [--adapter FILE]
+ *   npx tsc -p tsconfig.json && node dist/bench/src/coldStartBench.js [FILE:LINE:COL] [--repeats 5] [--threads N] [--model PATH|NAME] [--adapter FILE]
  *
  * Every run starts its own model host in a folder of its own, so nothing is loaded before it. With
  * `--warm-host`, a model host already serves the model (another window has it open, or one closed
@@ -11,7 +11,8 @@
  *
  * Default location: the README's fixture (test/fixtures/lsp-workspace/main.py:11:23, that folder
  * as the workspace). The server runs with its default settings (the pulled default model, its
- * control pack and adapter), so set up as the README says first. `--adapter FILE` sets the
+ * control pack and adapter), so set up as the README says first. `--model` names another file or
+ * catalog model (`qwen2.5-coder-1.5b`, served with its adapter pack); `--adapter FILE` sets the
  * adapterPath setting: that LoRA adapter is applied at load in place of the pack's.
  *
  * The file is opened with the cursor's line cut at the cursor, as while typing there; the report
@@ -22,6 +23,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
+import { modelSettingsFromArgument } from '../../server/src/completion/modelChoice.js';
+import { modelArgument } from './cliModel.js';
 import type { SettingsPatch } from '../../shared/settings.js';
 import { findWorkspaceRoot, parseLocation } from '../../server/src/cli/location.js';
 import { coldStart, type ColdStart } from './driver/coldStart.js';
@@ -40,6 +43,7 @@ interface Options {
   workspace?: string;
   serverLog?: string;
   warmHost?: boolean;
+  model?: string;
   adapter?: string;
   keepLineRest?: boolean;
 }
@@ -75,6 +79,7 @@ async function main(): Promise<void> {
     .option('--workspace <dir>', 'workspace root (default: the file\'s project root)')
     .option('--server-log <file>', 'append each server\'s debug log to this file')
     .option('--warm-host', 'a model host already has the model loaded (one unmeasured start loads it first)')
+    .option('--model <path|name>', 'a GGUF file or catalog model instead of the server\'s choice', modelArgument)
     .option('--adapter <file>', 'the adapterPath setting: a LoRA adapter applied at load')
     .option('--keep-line-rest', 'open the file as it is, not with the cursor\'s line cut at the cursor')
     .parse();
@@ -91,9 +96,12 @@ async function main(): Promise<void> {
 
 type Target = Parameters<typeof coldStart>[0];
 
-/** The settings the options change (threads, the adapterPath). */
+/** The settings the options change (threads, the model, the adapterPath). */
 function serverSettings(options: Options): SettingsPatch {
-  return { ...(options.threads ? { threads: options.threads } : {}), ...(options.adapter ? { adapterPath: path.resolve(options.adapter) } : {}) };
+  return {
+    ...(options.threads ? { threads: options.threads } : {}), ...modelSettingsFromArgument(options.model),
+    ...(options.adapter ? { adapterPath: path.resolve(options.adapter) } : {}),
+  };
 }
 
 /** Each run with a model host of its own that ends with its server: nothing loaded before it. */
