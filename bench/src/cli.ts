@@ -37,7 +37,6 @@ function gapRange(value: string): [number, number] {
   return [Number(match[1]), Number(match[2])];
 }
 
-
 /** Names from --packages (`requests` is short for `python3-requests`, `cobra` for its Go package), else the list file. */
 function packageNames(requested: string[] | undefined, listFile: string, language: BenchLanguageId): string[] {
   const listed = parsePackageList(readFileSync(listFile, 'utf8'));

@@ -20,8 +20,8 @@ source models/train/finetune-cpu-steps.sh     # finetune_step
 # Step 1: the sequences of bench-style tasks of the training packages -> $out/sequences (taskSequences.js,
 # no model calls). The mix is given as task counts, API then line, per language: Rust, Go and
 # JavaScript each, Python; then how many line and API tasks of each language's validation packages.
-# More taskSequences arguments may follow (--evidence-only, --seed). RUST_TRAIN_LIST, when set, is
-# the Rust training list instead of rust-train.txt.
+# More taskSequences arguments may follow (--evidence-only, --seed). A language's training list is
+# task-packages/LANGUAGE-train.txt, or the file in RUST_TRAIN_LIST, GO_TRAIN_LIST, ... when set.
 #
 #   task_sequences_step "RUST_API RUST_LINE" "OTHERS_API OTHERS_LINE" "PYTHON_API PYTHON_LINE" VALIDATION_TASKS [ARGS...]
 task_sequences_step() {
@@ -32,8 +32,8 @@ task_sequences_step() {
   [[ -f "$out/sequences/complete" ]] && return 0   # each call resumes by itself; this only spares re-indexing
   sequences() { node dist/models/controlRows/taskSequences.js --out "$out/sequences" "${extra[@]}" --language "$@"; }
   train_tasks() { # LANGUAGE API LINE
-    local list="$lists/$1-train.txt"
-    [[ $1 == rust && -n "${RUST_TRAIN_LIST:-}" ]] && list="$RUST_TRAIN_LIST"
+    local override="${1^^}_TRAIN_LIST"   # rust -> RUST_TRAIN_LIST
+    local list="${!override:-$lists/$1-train.txt}"
     sequences "$1" --package-list "$list" --tasks api --limit "$2"
     sequences "$1" --package-list "$list" --tasks line --limit "$3"
   }
