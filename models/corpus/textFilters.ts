@@ -21,7 +21,7 @@ export const CORPUS_FILTER_LIMITS: Readonly<CorpusFilterLimits> = {
 };
 
 /** Why a file's content is not kept. */
-export type ContentSkipReason = 'too-large' | 'binary' | 'minified' | 'too-short' | 'low-alphanumeric';
+export type ContentSkipReason = 'too-large' | 'binary' | 'minified' | 'deeply-nested' | 'too-short' | 'low-alphanumeric';
 
 export type CorpusTextCheck =
   | { kind: 'ok'; text: string }

@@ -73,7 +73,7 @@ export class Random {
   }
 
   /**
-   * A string of `n` UTF-16 units mixing ASCII, Python punctuation, line breaks (LF, CRLF, lone CR),
+   * A string of `n` UTF-16 units mixing ASCII, keywords and punctuation of the languages served, line breaks (LF, CRLF, lone CR),
    * NUL, non-ASCII letters, astral characters and lone surrogates.
    */
   text(n: number): string {
@@ -83,6 +83,7 @@ export class Random {
       const piece = this.weighted<() => string>([
         [40, () => String.fromCharCode(this.between(0x20, 0x7e))],
         [10, () => this.pick(['def ', 'class ', 'import ', 'self.', 'return ', '    ', '(', ')', ':', '"""', "'", '#', '\\'])],
+        [6, () => this.pick(['fn ', 'use ', 'mod ', 'impl ', '::', 'func ', 'package ', 'const ', 'require(', 'export ', '=> ', '{', '}', '`', '${', '/*', '*/', '<', '>'])],
         [8, () => this.pick(['\n', '\r\n', '\r', '\t'])],
         [2, () => '\u0000'],
         [4, () => this.pick(['é', 'ß', 'ж', '中', '\u00a0', '\u2028', '\ufeff', '\ufffd'])],

@@ -109,7 +109,7 @@ describe('reposhapley index', () => {
     const { dir } = workspace();
     const text = harness();
     expect(await runIndex(dir, {}, text.deps)).toBe(EXIT_OK);
-    expect(text.out.join('\n')).toMatch(/files: +1: python 1 \(skipped 0\)/);
+    expect(text.out.join('\n')).toMatch(/files: +1: python 1\n +skipped: +0\n/);
     const json = harness();
     expect(await runIndex(dir, { json: true }, json.deps)).toBe(EXIT_OK);
     expect(JSON.parse(json.out.join('\n'))).toMatchObject({ files: 1, roots: [dir] });
@@ -118,8 +118,15 @@ describe('reposhapley index', () => {
 
   test('files by language, most first, ties by name; none indexed prints no languages', () => {
     const stats = { roots: ['/w'], files: 6, skipped: 0, windows: 0, structuralChunks: 0, definitions: 0, lines: 0, bytes: 0, wallMs: 1, version: 1 };
-    expect(formatStats({ ...stats, filesByLanguage: { go: 1, typescript: 4, rust: 1 } })[1]).toBe('  files:             6: typescript 4, go 1, rust 1 (skipped 0)');
-    expect(formatStats({ ...stats, files: 0, filesByLanguage: {} })[1]).toBe('  files:             0 (skipped 0)');
+    expect(formatStats({ ...stats, filesByLanguage: { go: 1, typescript: 4, rust: 1 } })[1]).toBe('  files:             6: typescript 4, go 1, rust 1');
+    expect(formatStats({ ...stats, files: 0, filesByLanguage: {} })[1]).toBe('  files:             0');
+  });
+
+  test('skipped paths by reason, most first, with where to find each', () => {
+    const stats = { roots: ['/w'], files: 1, filesByLanguage: { go: 1 }, windows: 0, structuralChunks: 0, definitions: 0, lines: 0, bytes: 0, wallMs: 1, version: 1 };
+    expect(formatStats({ ...stats, skipped: 0, skippedByReason: {} })[2]).toBe('  skipped:           0');
+    expect(formatStats({ ...stats, skipped: 4, skippedByReason: { binary: 1, 'deeply-nested': 1, minified: 2 } })[2])
+      .toBe('  skipped:           4: minified 2, binary 1, deeply-nested 1 (REPOSHAPLEY_LOG=debug names each)');
   });
 
   test('a missing directory exits 1', async () => {

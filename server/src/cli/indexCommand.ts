@@ -39,17 +39,18 @@ export async function runIndex(dir: string, options: IndexOptions, deps: IndexDe
   }
 }
 
-/** `: python 120, typescript 40`, most files first; nothing when no file was indexed. */
-function byLanguage(counts: Record<string, number>): string {
+/** `: python 120, typescript 40`, largest first; nothing when there are none. */
+function counted(counts: Record<string, number> = {}): string {
   const entries = Object.entries(counts).sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1));
-  return entries.length === 0 ? '' : `: ${entries.map(([language, files]) => `${language} ${files}`).join(', ')}`;
+  return entries.length === 0 ? '' : `: ${entries.map(([key, count]) => `${key} ${count}`).join(', ')}`;
 }
 
 /** Index statistics as readable lines. */
 export function formatStats(stats: IndexStats): string[] {
   return [
     `indexed ${stats.roots.join(', ')}`,
-    `  files:             ${stats.files}${byLanguage(stats.filesByLanguage)} (skipped ${stats.skipped})`,
+    `  files:             ${stats.files}${counted(stats.filesByLanguage)}`,
+    `  skipped:           ${stats.skipped}${counted(stats.skippedByReason)}${stats.skipped > 0 ? ' (REPOSHAPLEY_LOG=debug names each)' : ''}`,
     `  lines:             ${stats.lines}`,
     `  bytes:             ${stats.bytes} (${(stats.bytes / 1024 / 1024).toFixed(2)} MiB)`,
     `  windows:           ${stats.windows}`,

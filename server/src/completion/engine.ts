@@ -32,6 +32,8 @@ export interface IndexStats {
   /** Indexed files by language id, each language present once. */
   filesByLanguage: Record<string, number>;
   skipped: number;
+  /** Skipped paths by reason, each reason present once. */
+  skippedByReason?: Record<string, number>;
   windows: number;
   structuralChunks: number;
   definitions: number;

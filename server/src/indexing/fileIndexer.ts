@@ -5,7 +5,7 @@
 import { DEFAULT_CHUNK_OPTIONS, slidingWindows, structuralChunks, type ChunkOptions } from './chunker.js';
 import { languageOfPath } from '../languages/registry.js';
 import type { Tree } from '../languages/syntaxTree.js';
-import { extractSymbols, type StatementCache } from './symbols.js';
+import { extractSymbols, type StatementCache, type SymbolExtraction } from './symbols.js';
 import { splitLines } from './textEdits.js';
 import type { FileIndex } from './types.js';
 
@@ -33,6 +33,8 @@ export interface IncrementalState {
 /**
  * Index one parsed file. Import paths are resolved later, by the workspace (they depend on other
  * files). Open buffers pass their {@link IncrementalState}; the result is the same either way.
+ * A file whose symbols cannot be read (a shape the rules fail on) is still indexed as text: its
+ * windows serve lexical retrieval, and `symbolError` says why it has no symbols.
  */
 export function buildFileIndex(
   input: FileIndexInput, tree: Tree, options: ChunkOptions = DEFAULT_CHUNK_OPTIONS, incremental?: IncrementalState,
@@ -41,8 +43,15 @@ export function buildFileIndex(
   const language = languageOfPath(input.relPath);
   // Discovery and document placement admit only files of a registered language.
   if (!language) throw new Error(`no registered language reads ${input.relPath}`);
-  const symbols = extractSymbols(tree, input.text, input.relPath, language, incremental?.statements);
-  return {
+  let symbols: SymbolExtraction;
+  let symbolError: string | undefined;
+  try {
+    symbols = extractSymbols(tree, input.text, input.relPath, language, incremental?.statements);
+  } catch (error) {
+    symbolError = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    symbols = { sites: [], imports: [], references: new Map(), hasSyntaxErrors: tree.rootNode.hasError };
+  }
+  const index: FileIndex = {
     relPath: input.relPath,
     absPath: input.absPath,
     text: input.text,
@@ -56,4 +65,6 @@ export function buildFileIndex(
     references: symbols.references,
     hasSyntaxErrors: symbols.hasSyntaxErrors,
   };
+  if (symbolError !== undefined) index.symbolError = symbolError;
+  return index;
 }

@@ -97,6 +97,8 @@ export interface WorkspaceIndexStats {
   filesByLanguage: Record<string, number>;
   /** Paths skipped by the last indexRoots. */
   skipped: number;
+  /** The same by reason (`minified`, `ignored-by-gitignore`, ...), each reason present once. */
+  skippedByReason: Record<string, number>;
   openDocuments: number;
   windows: number;
   structuralChunks: number;

@@ -21,6 +21,7 @@ export class IndexStore implements IndexView {
   private readonly tables = new SymbolTables();
   private readonly listeners = new Set<ChangeListener>();
   private readonly collisionsReported = new Set<string>();
+  private readonly symbolErrorsReported = new Set<string>();
   private readonly dependents = new ImportDependents();
   private readonly fileSet = new IndexedFileSet((relPath) => this.byRelPath.has(relPath));
   private pending: FileChange[] = [];
@@ -100,6 +101,7 @@ export class IndexStore implements IndexView {
       }
       return false;
     }
+    if (index.symbolError !== undefined) this.reportSymbolError(index);
     // The same file under another relPath (the roots changed, e.g. a subfolder became a root).
     const movedFrom = this.relPathByAbs.get(index.absPath);
     if (movedFrom !== undefined && movedFrom !== index.relPath) this.remove(movedFrom);
@@ -110,6 +112,15 @@ export class IndexStore implements IndexView {
     this.tables.replace(before, index);
     this.pending.push(before ? { relPath: index.relPath, before, after: index } : { relPath: index.relPath, after: index });
     return true;
+  }
+
+  /** Once per file and error: an open document fails again at every edit. */
+  private reportSymbolError(index: FileIndex): void {
+    const key = `${index.absPath}\0${index.symbolError}`;
+    if (this.symbolErrorsReported.has(key)) return;
+    this.symbolErrorsReported.add(key);
+    this.logger.warn(`${index.relPath}: indexed as text only, its definitions and imports could not be read ` +
+      `(${index.symbolError}); please report the file's shape as a bug`);
   }
 
   /** Stage the removal of a file; returns whether it was indexed. */

@@ -7,7 +7,7 @@
  * around them is extracted each time, and the statements it wraps are kept like top-level ones.
  */
 import type { SyntaxNode, Tree } from '../languages/syntaxTree.js';
-import { COMMENT_TYPES, extractUnit, type DefinitionSite, type ExtractionPlan, type UnitSymbols } from './unitExtraction.js';
+import { COMMENT_TYPES, extractUnit, type DefinitionSite, type ExtractionDeadline, type ExtractionPlan, type UnitSymbols } from './unitExtraction.js';
 
 /**
  * Per open document: top-level statement text -> its symbols, reused (line-shifted) while
@@ -36,16 +36,19 @@ interface UnitWalk {
   text: string;
   relPath: string;
   plan: ExtractionPlan;
+  deadline: ExtractionDeadline & { budgetMs: number };
   cache: StatementCache;
   next: Map<string, UnitSymbols>;
   units: UnitSymbols[];
 }
 
 /** Units of the top-level statements, from the cache where a statement's text is unchanged. */
-export function statementUnits(tree: Tree, text: string, relPath: string, plan: ExtractionPlan, cache: StatementCache): UnitSymbols[] {
+export function statementUnits(
+  tree: Tree, text: string, relPath: string, plan: ExtractionPlan, cache: StatementCache, deadline: UnitWalk['deadline'],
+): UnitSymbols[] {
   if (cache.relPath !== relPath) cache.units.clear(); // The roots changed: definitions name another file.
   cache.relPath = relPath;
-  const walk: UnitWalk = { text, relPath, plan, cache, next: new Map(), units: [] };
+  const walk: UnitWalk = { text, relPath, plan, deadline, cache, next: new Map(), units: [] };
   collectStatements(tree.rootNode, walk);
   cache.units = walk.next;
   return walk.units;
@@ -68,7 +71,7 @@ function collectStatements(parent: SyntaxNode, walk: UnitWalk): void {
         walk.next.set(key, unit);
         walk.units.push(unit);
       } else if (cursor.endPosition.row - cursor.startPosition.row < WRAPPER_MIN_LINES || !collectWrapped(cursor.currentNode, walk)) {
-        const unit = extractUnit(cursor.currentNode, walk.text, walk.relPath, walk.plan);
+        const unit = extractUnit(cursor.currentNode, walk.text, walk.relPath, walk.plan, walk.deadline);
         walk.next.set(key, unit);
         walk.units.push(unit);
       }
@@ -85,9 +88,9 @@ function collectStatements(parent: SyntaxNode, walk: UnitWalk): void {
 function collectWrapped(node: SyntaxNode, walk: UnitWalk): boolean {
   const body = wrappedStatements(node, walk.plan);
   if (!body) return false;
-  walk.units.push(extractUnit(node, walk.text, walk.relPath, walk.plan, { start: node.startPosition, end: body.startPosition }));
+  walk.units.push(extractUnit(node, walk.text, walk.relPath, walk.plan, walk.deadline, { start: node.startPosition, end: body.startPosition }));
   collectStatements(body, walk);
-  walk.units.push(extractUnit(node, walk.text, walk.relPath, walk.plan, { start: body.endPosition, end: node.endPosition }));
+  walk.units.push(extractUnit(node, walk.text, walk.relPath, walk.plan, walk.deadline, { start: body.endPosition, end: node.endPosition }));
   return true;
 }
 

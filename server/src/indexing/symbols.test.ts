@@ -3,7 +3,7 @@ import { firstDocstringLine } from '../languages/python/definitionText.js';
 import python from '../languages/python/python.js';
 import { createParserForPath, languageOfPath } from '../languages/registry.js';
 import type { SyntaxParser } from '../languages/syntaxTree.js';
-import { createStatementCache, extractSymbols, type StatementCache, type SymbolExtraction } from './symbols.js';
+import { createStatementCache, extractSymbols, ExtractionTimeout, type StatementCache, type SymbolExtraction } from './symbols.js';
 
 let parser: SyntaxParser;
 beforeAll(async () => {
@@ -196,3 +196,21 @@ describe('statement cache', () => {
   });
 });
 
+describe('the time budget', () => {
+  test('past it extraction stops with ExtractionTimeout, and an open document keeps its cache as it was', () => {
+    const source = 'def kept():\n    return 1\n';
+    const cache = createStatementCache();
+    extract(source, cache);
+    const before = [...cache.units.keys()];
+    const edited = `${source}\ndef added():\n    return 2\n`;
+    const tree = parser.parse(edited);
+    try {
+      expect(() => extractSymbols(tree, edited, 'pkg/m.py', python, cache, -1)).toThrow(ExtractionTimeout);
+      expect(() => extractSymbols(tree, edited, 'pkg/m.py', python, undefined, -1)).toThrow('reading its symbols took over -1 ms');
+      expect([...cache.units.keys()]).toEqual(before);
+      expect(extractSymbols(tree, edited, 'pkg/m.py', python, cache).sites.map((s) => s.definition.name)).toEqual(['kept', 'added']);
+    } finally {
+      tree.delete();
+    }
+  });
+});

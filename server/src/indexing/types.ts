@@ -63,6 +63,8 @@ export interface FileIndex {
   references: Map<string, number[]>;
   /** Whether tree-sitter reported syntax errors (the file is still indexed). */
   hasSyntaxErrors: boolean;
+  /** Why the file has no symbols, when reading them failed: it is then indexed as text only. */
+  symbolError?: string;
 }
 
 /** A change to the set of indexed files, for listeners that keep derived structures (retrieval). */

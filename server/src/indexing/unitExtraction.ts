@@ -38,6 +38,31 @@ export interface ExtractionPlan {
 
 const plans = new WeakMap<CodeLanguage, ExtractionPlan>();
 
+/**
+ * When a file's extraction must have ended (`performance.now()` time). A shape the content rules
+ * let through can still make the language rules slow (each `parent` a node asks for walks down
+ * from the root), and the server has one thread: past the deadline the file is read as text only.
+ */
+export interface ExtractionDeadline {
+  at: number;
+}
+
+/** Thrown past the deadline; buildFileIndex then indexes the file as text only. */
+export class ExtractionTimeout extends Error {
+  constructor(budgetMs: number) {
+    super(`reading its symbols took over ${budgetMs} ms`);
+    this.name = 'ExtractionTimeout';
+  }
+}
+
+/** A deadline `budgetMs` from now. */
+export function deadlineIn(budgetMs: number): ExtractionDeadline & { budgetMs: number } {
+  return { at: performance.now() + budgetMs, budgetMs };
+}
+
+/** Nodes handled between two looks at the clock. */
+const NODES_PER_CLOCK_CHECK = 512;
+
 export function planFor(language: CodeLanguage): ExtractionPlan {
   let plan = plans.get(language);
   if (!plan) {
@@ -81,14 +106,19 @@ interface Scope extends EnclosingScope {
  * The symbols of one unit: a whole file, one top-level statement, or (with `range`) the part of a
  * statement between two points (a wrapper's own text around the statements it wraps).
  */
-export function extractUnit(unit: SyntaxNode, text: string, relPath: string, plan: ExtractionPlan, range?: { start: Point; end: Point }): UnitSymbols {
+export function extractUnit(
+  unit: SyntaxNode, text: string, relPath: string, plan: ExtractionPlan, deadline: ExtractionDeadline & { budgetMs: number },
+  range?: { start: Point; end: Point },
+): UnitSymbols {
   const result: UnitSymbols = { row: unit.startPosition.row, sites: [], imports: [], references: new Map() };
   const scopes: Scope[] = [];
   const definitionNames = new Set<number>();
   // One walk of the tree (two cost more than the `type` each identifier then needs).
   const nodes = range ? unit.descendantsOfType(plan.wantedTypes, range.start, range.end) : unit.descendantsOfType(plan.wantedTypes);
-  for (const node of nodes) {
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i];
     if (!node) continue;
+    if (i % NODES_PER_CLOCK_CHECK === 0 && performance.now() > deadline.at) throw new ExtractionTimeout(deadline.budgetMs);
     const start = node.startIndex;
     while (scopes.length > 0 && start >= scopes[scopes.length - 1]!.end) scopes.pop();
     const type = node.type;

@@ -1,10 +1,12 @@
 import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { nodeDiscoveryFs } from '../workspace/discoveryFs.js';
 import { buildFileIndex } from './fileIndexer.js';
-import { createParserForPath } from '../languages/registry.js';
+import { createParserForPath, languageOfPath } from '../languages/registry.js';
+import { createMemoryLogger } from '../util/logger.js';
+import { IndexStore } from './indexStore.js';
 import type { SyntaxParser } from '../languages/syntaxTree.js';
 import type { DocumentEdit } from './textEdits.js';
 import type { FileChange, FileIndex } from './types.js';
@@ -323,6 +325,54 @@ describe('disk updates and whole-workspace indexing', () => {
     expect([...deleting.files()].map((f) => f.relPath)).toEqual(['stays.py']);
     expect(progress).toEqual([1, 2]);
     deleting.dispose();
+  });
+
+  test('a file whose symbols cannot be read is indexed as text only, said once, and the files after it as usual', async () => {
+    await put('src/a_broken.rs', 'use crate::b::helper;\n\npub fn broken_marker() {}\n');
+    await put('src/b.rs', 'pub fn helper() {}\n');
+    const rules = languageOfPath('src/a_broken.rs')!.symbols;
+    const original = rules.importRecords;
+    vi.spyOn(rules, 'importRecords').mockImplementation((node, text) => {
+      if (text.includes('broken_marker')) throw new RangeError('Maximum call stack size exceeded');
+      return original(node, text);
+    });
+    const logger = createMemoryLogger();
+    const logged = await WorkspaceIndex.create({ logger });
+    try {
+      expect(await logged.indexRoots([root])).toMatchObject({ kind: 'ok', files: 2 });
+      const broken = logged.file('src/a_broken.rs')!;
+      expect(broken.symbolError).toBe('RangeError: Maximum call stack size exceeded');
+      expect(broken.definitions).toEqual([]);
+      expect(broken.windows.map((w) => logged.chunkText(w)).join('\n')).toContain('broken_marker');
+      expect(logged.definitionsNamed('helper')).toHaveLength(1);
+      // An open buffer fails at every edit; the log says it once.
+      const abs = path.join(root, 'src/a_broken.rs');
+      logged.openDocument(abs, 'use crate::b::helper;\n\npub fn broken_marker() {}\n');
+      logged.applyDocumentEdits(abs, [{ range: range(2, 0, 2, 0), text: '// edited\n' }]);
+      expect(logger.lines.filter((line) => line.includes('indexed as text only'))).toHaveLength(1);
+    } finally {
+      vi.restoreAllMocks();
+      logged.dispose();
+    }
+  });
+
+  test('a file the server fails on is skipped as index-failed, and the files after it are indexed', async () => {
+    await put('a_fails.py', 'def fails():\n    pass\n');
+    await put('b_after.py', 'def after():\n    pass\n');
+    const originalPut = IndexStore.prototype.put;
+    vi.spyOn(IndexStore.prototype, 'put').mockImplementation(function (this: IndexStore, file: FileIndex) {
+      if (file.relPath === 'a_fails.py') throw new Error('injected');
+      return originalPut.call(this, file);
+    });
+    try {
+      const result = await index.indexRoots([root]);
+      expect(result).toMatchObject({ kind: 'ok', files: 1 });
+      expect(result.skipped).toEqual([expect.objectContaining({ relPath: 'a_fails.py', reason: 'index-failed', detail: expect.stringContaining('Error: injected') })]);
+      expect(index.definitionsNamed('after')).toHaveLength(1);
+      expect(await index.upsertFromDisk(path.join(root, 'a_fails.py'))).toMatchObject({ kind: 'skipped', reason: 'index-failed' });
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   test('watcher events during a re-index are not undone by it (a new file stays, a deleted one stays out)', async () => {

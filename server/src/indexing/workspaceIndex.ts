@@ -57,7 +57,7 @@ export class WorkspaceIndex implements IndexView {
   private nextTicket = 0;
   private roots: WorkspaceRoot[] = [];
   private generation = 0;
-  private lastSkipped = 0;
+  private lastSkipped: readonly SkippedPath[] = [];
   private disposed = false;
 
   /** Usable at once: without `options.parsers` it loads them in the background (see {@link ready}). */
@@ -155,7 +155,7 @@ export class WorkspaceIndex implements IndexView {
     const pass = await this.indexCandidates(candidates, skipped, discovery, cancelled, options.onProgress);
     const bound = this.boundHit(candidates.length, pass);
     if (bound?.by === 'bytes') candidates = candidates.slice(0, pass.processed);
-    this.lastSkipped = skipped.length;
+    this.lastSkipped = skipped;
     const kind = cancelled() ? 'cancelled' : 'ok';
     if (kind === 'ok') this.dropFilesNotIn(new Set(candidates.map((c) => c.absPath)));
     if (generation === this.generation) this.settledDuringPass.clear();
@@ -192,8 +192,9 @@ export class WorkspaceIndex implements IndexView {
       this.store.commit();
       return { kind: 'skipped', reason: 'symlink-loop', detail: `same file as ${owner}` };
     }
-    const indexed = this.indexDiskFile(result.file);
+    const indexed = this.indexDiskFileSafely(result.file);
     this.store.commit();
+    if (typeof indexed !== 'boolean') return { kind: 'skipped', reason: indexed.reason, detail: indexed.detail };
     if (!indexed) return { kind: 'skipped', reason: 'outside-workspace', detail: `relPath ${result.file.relPath} belongs to another root` };
     return { kind: 'indexed', relPath: result.file.relPath };
   }
@@ -298,7 +299,7 @@ export class WorkspaceIndex implements IndexView {
     }
     const { definitions, referencedNames } = this.store.tableCounts();
     return {
-      ...totals, filesByLanguage, skipped: this.lastSkipped, openDocuments: this.buffers.size,
+      ...totals, filesByLanguage, skipped: this.lastSkipped.length, skippedByReason: countByReason(this.lastSkipped), openDocuments: this.buffers.size,
       definitions, referencedNames, version: this.store.version,
     };
   }
@@ -369,7 +370,9 @@ export class WorkspaceIndex implements IndexView {
         // A watcher event already decided this file, after this read may have been made.
       } else if (read.kind === 'file') {
         bytes += Buffer.byteLength(read.file.text, 'utf8');
-        indexed += this.indexDiskFile(read.file) ? 1 : 0;
+        const outcome = this.indexDiskFileSafely(read.file);
+        if (outcome === true) indexed++;
+        else if (outcome !== false) skipped.push(outcome);
       } else {
         skipped.push(read.skip);
         this.dropDiskEntry(read.skip.absPath, read.skip.relPath);
@@ -388,6 +391,22 @@ export class WorkspaceIndex implements IndexView {
     if (pass.bytes >= this.bound.maxBytes) return { by: 'bytes', limit: this.bound.maxBytes, files: pass.indexed, bytes: pass.bytes };
     if (walked >= this.bound.maxFiles) return { by: 'files', limit: this.bound.maxFiles, files: pass.indexed, bytes: pass.bytes };
     return undefined;
+  }
+
+  /**
+   * {@link indexDiskFile}, or the file skipped when the server fails on it: one file the parser or
+   * a language's rules cannot handle must not stop the index of every file after it.
+   */
+  private indexDiskFileSafely(file: DiscoveredFile): boolean | SkippedPath {
+    try {
+      return this.indexDiskFile(file);
+    } catch (error) {
+      const detail = `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}; please report the file's shape as a bug`;
+      const skip: SkippedPath = { absPath: file.absPath, relPath: file.relPath, reason: 'index-failed', detail };
+      this.reportSkip(skip);
+      this.dropDiskEntry(file.absPath, file.relPath); // What it held before is not what the file holds now.
+      return skip;
+    }
   }
 
   /** Parse, extract, free the tree, stage. Skipped when an open buffer owns the file. */
@@ -455,4 +474,11 @@ export class WorkspaceIndex implements IndexView {
 /** Drop keys whose value is undefined, so they do not override defaults when spread. */
 function definedOnly<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** How many skips of each reason. */
+function countByReason(skipped: readonly SkippedPath[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const skip of skipped) counts[skip.reason] = (counts[skip.reason] ?? 0) + 1;
+  return counts;
 }

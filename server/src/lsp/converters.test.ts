@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import type { FileEvent } from 'vscode-languageserver/node';
 import {
   fromCompletionTriggerKind, fromInlineTriggerKind, fromLspEdits, fromLspFileEvents, fromLspPosition,
   isContentChange, isOpenableDocument, toAbortSignal, toLspRange, uriToPath,
@@ -68,6 +69,11 @@ test('fromLspFileEvents maps change types and drops unknown ones', () => {
   ])).toEqual([
     { uri: 'file:///a.py', type: 'created' }, { uri: 'file:///b.py', type: 'changed' }, { uri: 'file:///c.py', type: 'deleted' },
   ]);
+});
+
+test('fromLspFileEvents drops malformed events (null, no uri, a type that is no number) and keeps the rest', () => {
+  const events = [null, 7, { type: 1 }, { uri: 'file:///a.py', type: '1' }, { uri: 'file:///b.py', type: 2 }] as unknown as FileEvent[];
+  expect(fromLspFileEvents(events)).toEqual([{ uri: 'file:///b.py', type: 'changed' }]);
 });
 
 test.each<[string, string | undefined]>([

@@ -91,12 +91,14 @@ export function fromLspEdits(changes: readonly TextDocumentContentChangeEvent[])
 
 const FILE_CHANGE_TYPES: Record<number, WatchedFileEvent['type']> = { 1: 'created', 2: 'changed', 3: 'deleted' };
 
-/** LSP watched-file events -> domain events; unknown change types are dropped. */
+/** LSP watched-file events -> domain events; unknown change types and malformed events are dropped. */
 export function fromLspFileEvents(events: readonly FileEvent[]): WatchedFileEvent[] {
   const result: WatchedFileEvent[] = [];
-  for (const event of events) {
-    const type = FILE_CHANGE_TYPES[event.type];
-    if (type && typeof event.uri === 'string') result.push({ uri: event.uri, type });
+  for (const event of events as readonly unknown[]) {
+    if (typeof event !== 'object' || event === null) continue;
+    const { uri, type: code } = event as { uri?: unknown; type?: unknown };
+    const type = typeof code === 'number' ? FILE_CHANGE_TYPES[code] : undefined;
+    if (type && typeof uri === 'string') result.push({ uri, type });
   }
   return result;
 }

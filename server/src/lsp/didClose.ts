@@ -2,10 +2,15 @@
 import type { DidCloseTextDocumentParams } from 'vscode-languageserver/node';
 import type { ServerState } from './state.js';
 
-/** Handles `textDocument/didClose`. */
+/** Handles `textDocument/didClose`; one without a string uri is logged and dropped. */
 export function onDidClose(state: ServerState) {
   return (params: DidCloseTextDocumentParams): void => {
-    const { uri } = params.textDocument;
+    // The type says a uri; a malformed message may still send anything.
+    const uri: unknown = (params?.textDocument as { uri?: unknown } | null | undefined)?.uri;
+    if (typeof uri !== 'string') {
+      state.logger.warn('didClose without a string uri: ignored');
+      return;
+    }
     state.scheduler.supersede(uri);
     state.typedThrough.forget(uri);
     state.engine?.closeDocument(uri);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { DEFAULT_CONTENT_LIMITS, checkFileBytes, checkText, decodeUtf8, isBinary, isMinified, isTooLarge, lineLengthStats } from './fileFilters.js';
+import { DEFAULT_CONTENT_LIMITS, bracketDepth, checkFileBytes, checkText, decodeUtf8, isBinary, isMinified, isTooLarge, lineLengthStats } from './fileFilters.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -13,6 +13,10 @@ describe('content rules', () => {
     { name: 'mean line length over 120', text: `${'y'.repeat(130)}\n`.repeat(5), expected: 'minified' },
     { name: 'mean line length 120 exactly', text: `${'y'.repeat(120)}\n`.repeat(5), expected: 'ok' },
     { name: 'NUL byte', text: 'a = 1\n\0', expected: 'binary' },
+    { name: 'brackets 256 deep, one level a line', text: `${'x = (\n'.repeat(256)}${')\n'.repeat(256)}`, expected: 'ok' },
+    { name: 'brackets 257 deep', text: `${'class A { m() {\n'.repeat(128)}x = [\n${'}}\n'.repeat(128)}]\n`, expected: 'deeply-nested' },
+    { name: 'openers never closed', text: 'f(\n'.repeat(300), expected: 'deeply-nested' },
+    { name: 'escape-sequence table in double quotes', text: '{\n' + '    "\\x1b[%d;%dR": 1,\n'.repeat(400) + '}\n', expected: 'ok' },
   ])('$name -> $expected', ({ text, expected }) => {
     const fromBytes = checkFileBytes(bytes(text));
     const fromText = checkText(text);
@@ -40,5 +44,13 @@ describe('content rules', () => {
     expect(lineLengthStats('ab  \ncd\n')).toEqual({ lines: 2, longest: 2, mean: 2 });
     expect(lineLengthStats('')).toEqual({ lines: 0, longest: 0, mean: 0 });
     expect(isMinified('short\n')).toBe(false);
+  });
+
+  test('bracket depth: any bracket kind, strays and double-quoted strings left out', () => {
+    expect(bracketDepth('f(a[1], {b: (c)})')).toBe(3);
+    expect(bracketDepth(')))]]} (x)')).toBe(1);
+    expect(bracketDepth('s = "((([[" + t("]")')).toBe(1);
+    expect(bracketDepth('s = "a\\"((" + (1)')).toBe(1); // The escaped quote does not end the string.
+    expect(bracketDepth('s = "open((\n((')).toBe(2); // A line break ends an unterminated string.
   });
 });

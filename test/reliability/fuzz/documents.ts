@@ -1,39 +1,39 @@
 /**
- * Random document traffic: buffers of random bytes opened as Python files, incremental edits
- * with out-of-range, reversed, overlapping and surrogate-splitting ranges, and random bytes
- * written to disk as workspace .py files (announced with didChangeWatchedFiles).
+ * Random document traffic in every language the server reads: buffers of random bytes and
+ * pathological source opened under each language's ids, incremental edits with out-of-range,
+ * reversed, overlapping and surrogate-splitting ranges, and such text written to disk as
+ * workspace files (announced with didChangeWatchedFiles).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { EDITOR_LANGUAGES, LANGUAGE_IDS, languageOfFileName } from '../../../shared/languages.js';
 import type { Random } from '../random.js';
 import { notification, type CaseGenerator } from './fuzzCase.js';
 import { oddNumber } from './jsonValues.js';
+import { sourceText } from './sourceTexts.js';
 
-/** Text for a Python buffer or file: random bytes decoded, random text, or pathological Python. */
-export function pythonishText(random: Random): string {
-  return random.weighted<() => string>([
-    [4, () => random.text(random.int(2_000))],
-    [3, () => random.bytes(random.int(2_000)).toString('utf8')],
-    [2, () => random.bytes(random.int(2_000)).toString('latin1')],
-    [1, () => '('.repeat(random.between(100, 20_000))],
-    [1, () => Array.from({ length: random.between(10, 400) }, (_, i) => `${' '.repeat(i)}if x${i}:`).join('\n')],
-    [1, () => `def f(${'a, '.repeat(random.int(3_000))}):\n    return """${random.text(200)}`],
-    [1, () => `class C:\n${'    def m(self): pass\n'.repeat(random.int(500))}`],
-    [1, () => 'x = 1\n'.repeat(random.int(5_000))],
-    [1, () => `import ${'a.'.repeat(random.int(300))}b\nfrom . import ${'c, '.repeat(random.int(200))}d`],
-  ])();
+/** Text for a buffer or file at `file`: its language's (any language's when the name says none). */
+export function textFor(random: Random, file: string): string {
+  return sourceText(random, languageOfFileName(file) ?? random.pick(LANGUAGE_IDS));
 }
 
-/** didOpen of a pool document with Python-ish random content. */
+/** An LSP languageId for a document at `uri`: its language's, now and then another or none the server knows. */
+function languageIdFor(random: Random, uri: string): string {
+  const language = EDITOR_LANGUAGES.find((entry) => entry.id === languageOfFileName(uri));
+  if (language && random.chance(0.8)) return random.pick(language.editorIds);
+  return random.pick([...EDITOR_LANGUAGES.flatMap((entry) => entry.editorIds), 'plaintext', '']);
+}
+
+/** didOpen of a pool document with source-like random content. */
 export const openRandomBuffer: CaseGenerator = (context) => {
   const { random } = context;
   const uri = random.pick(context.documentUris);
-  const text = pythonishText(random);
+  const text = textFor(random, uri);
   context.documentLines.set(uri, text.split('\n').length);
   return {
-    kind: 'documents/open-random',
-    bytes: notification('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version: random.int(100), text } }),
+    kind: `documents/open-random/${languageOfFileName(uri) ?? 'other'}`,
+    bytes: notification('textDocument/didOpen', { textDocument: { uri, languageId: languageIdFor(random, uri), version: random.int(100), text } }),
     requestIds: [],
   };
 };
@@ -77,10 +77,17 @@ export const randomEdits: CaseGenerator = (context) => {
   };
 };
 
-/** Random bytes written to a workspace .py file (or the file deleted), then the watcher event. */
+/** Workspace files the disk cases write, in every language, with the names its rules look for. */
+const DISK_NAMES = [
+  'a.py', 'pkg/__init__.py', 'pkg/sub/deep.py', 'gone.py',
+  'web/index.js', 'web/lib.mjs', 'web/package.json.js', 'app/main.ts', 'app/types.d.ts', 'app/view.tsx',
+  'go/main.go', 'go/pkg/util.go', 'src/lib.rs', 'src/net/mod.rs', 'src/net/tcp.rs',
+];
+
+/** Random bytes or source-like text written to a workspace file (or the file deleted), then the watcher event. */
 export const randomDiskFile: CaseGenerator = (context) => {
   const { random, workspace } = context;
-  const name = random.pick(['a.py', 'b.py', 'pkg/__init__.py', 'pkg/mod.py', 'pkg/sub/deep.py', 'bin.py', 'big.py', 'gone.py']);
+  const name = random.pick(DISK_NAMES);
   const file = path.join(workspace, 'disk', name);
   let type = random.pick([1, 2]);
   let content: Buffer | undefined;
@@ -89,14 +96,14 @@ export const randomDiskFile: CaseGenerator = (context) => {
   } else {
     content = random.weighted<() => Buffer>([
       [3, () => random.bytes(random.int(4_000))],
-      [3, () => Buffer.from(pythonishText(random), 'utf8')],
+      [3, () => Buffer.from(textFor(random, name), 'utf8')],
       [0.3, () => random.bytes(random.between(1, 2) * 1024 * 1024)],
     ])();
   }
   const disk = { path: file, base64: content?.toString('base64') };
   applyDiskEffect(disk);
   return {
-    kind: 'documents/disk-file',
+    kind: `documents/disk-file/${languageOfFileName(name) ?? 'other'}`,
     bytes: notification('workspace/didChangeWatchedFiles', { changes: [{ uri: pathToFileURL(file).href, type }] }),
     requestIds: [],
     disk,

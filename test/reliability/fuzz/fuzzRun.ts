@@ -1,7 +1,7 @@
 /**
  * The fuzz run: starts the built server on a temporary workspace with the tiny model, writes
  * batches of random cases (malformed frames, random LSP parameters, random edits, random bytes
- * as Python buffers and files) and checks after every few batches that a valid probe request is
+ * and pathological source as buffers and files of every language) and checks after every few batches that a valid probe request is
  * still answered. At the end every well-formed request must have been answered, the index must
  * still find a newly written module, and shutdown/exit must end the server with 0.
  */
@@ -14,7 +14,7 @@ import { createTempWorkspace, PROBE_POSITION, PROBE_PY, tinyModelSettings, type 
 import { Random } from '../random.js';
 import { RawLspClient, sleep, type Answer, type RequestId } from '../rawLspClient.js';
 import type { CaseGenerator, FuzzCase, FuzzContext } from './fuzzCase.js';
-import { openRandomBuffer, pythonishText, randomDiskFile, randomEdits } from './documents.js';
+import { openRandomBuffer, randomDiskFile, randomEdits, textFor } from './documents.js';
 import { frameCase } from './frames.js';
 import { lspParamsCase } from './lspParams.js';
 
@@ -137,10 +137,14 @@ async function startSession(client: RawLspClient, workspace: TempWorkspace): Pro
 function contextFor(workspace: TempWorkspace, random: Random): FuzzContext {
   let nextId = 1_000_000_000;
   const documentUris = [
-    ...Array.from({ length: 8 }, (_, i) => workspace.uri(`pool/doc${i}.py`)),
-    workspace.uri('pool/notes.txt'), workspace.uri('node_modules/vendored.py'), workspace.uri('lib/helpers.py'), 'untitled:Untitled-7',
+    ...['py', 'py', 'py', 'js', 'jsx', 'ts', 'tsx', 'go', 'rs', 'rs'].map((ext, i) => workspace.uri(`pool/doc${i}.${ext}`)),
+    workspace.uri('pool/notes.txt'), workspace.uri('node_modules/vendored.py'), workspace.uri('target/debug/build.rs'),
+    workspace.uri('lib/helpers.py'), 'untitled:Untitled-7',
   ];
-  for (let i = 0; i < 6; i++) workspace.write(`disk/seed${i}.py`, i % 2 === 0 ? random.bytes(random.int(3000)) : pythonishText(random));
+  for (const [i, ext] of ['py', 'py', 'js', 'ts', 'go', 'rs'].entries()) {
+    const file = `disk/seed${i}.${ext}`;
+    workspace.write(file, i % 2 === 0 ? random.bytes(random.int(3000)) : textFor(random, file));
+  }
   return {
     random, workspace: workspace.root, documentUris, documentLines: new Map(), modelPath: workspace.modelPath,
     nextId: () => (random.chance(0.5) ? nextId++ : `fz-${nextId++}`),

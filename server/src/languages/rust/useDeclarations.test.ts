@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ImportRecord } from '../language.js';
 import { createParser, type SyntaxParser } from '../syntaxTree.js';
 import rust from './rust.js';
-import { IMPORT_NODE_TYPES, importRecords } from './useDeclarations.js';
+import { IMPORT_NODE_TYPES, MAX_USE_TREE_DEPTH, importRecords } from './useDeclarations.js';
 
 let parser: SyntaxParser;
 beforeAll(async () => {
@@ -69,5 +69,17 @@ describe('importRecords', () => {
       { module: 'crate::store', names: [{ name: 'Store' }], line: 2 },
     ]);
     tree.delete();
+  });
+
+  test('a use tree nested past any written code keeps its first levels and does not overflow the stack', () => {
+    // `use a::{x0, b::{x1, b::{x2, …}}};`, one leaf per level, each level on its own line.
+    const levels = 20_000;
+    const source = `use a::${Array.from({ length: levels }, (_, i) => `{x${i},\nb::`).join('')}z${'}'.repeat(levels)};\n`;
+    const records = recordsOf(source);
+    const names = records.flatMap((record) => record.names.map((n) => n.name));
+    expect(names).toHaveLength(MAX_USE_TREE_DEPTH);
+    expect(names[0]).toBe('x0');
+    expect(names.at(-1)).toBe(`x${MAX_USE_TREE_DEPTH - 1}`);
+    expect(records[1]).toEqual({ module: 'a::b', names: [{ name: 'x1' }] });
   });
 });

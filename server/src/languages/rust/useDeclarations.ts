@@ -32,11 +32,18 @@ export function importRecords(node: SyntaxNode, text: string): ImportRecord[] {
     return [{ module: `self::${text.slice(name.startIndex, name.endIndex)}`, names: [], line }];
   }
   const argument = node.childForFieldName('argument');
-  return argument ? recordsOfLeaves(useLeaves(argument, [], text), line) : [];
+  return argument ? recordsOfLeaves(useLeaves(argument, [], text, 0), line) : [];
 }
 
-/** The leaves of a use tree below `prefix` (the path of the enclosing `a::b::{…}`). */
-function useLeaves(node: SyntaxNode, prefix: string[], text: string): UseLeaf[] {
+/**
+ * How deep braces may nest in a use tree before the rest is left out. Written code nests two or
+ * three deep; a generated or hostile file nested thousands deep would otherwise overflow the call
+ * stack (and copy a prefix per level), and one file must not stop the index.
+ */
+export const MAX_USE_TREE_DEPTH = 32;
+
+/** The leaves of a use tree below `prefix` (the path of the enclosing `a::b::{…}`), `depth` lists down. */
+function useLeaves(node: SyntaxNode, prefix: string[], text: string, depth: number): UseLeaf[] {
   switch (node.type) {
     case 'use_as_clause': {
       const path = node.childForFieldName('path');
@@ -54,10 +61,11 @@ function useLeaves(node: SyntaxNode, prefix: string[], text: string): UseLeaf[] 
       const path = node.childForFieldName('path');
       const list = node.childForFieldName('list');
       const inner = path ? [...prefix, ...segments(path, text)] : prefix;
-      return list ? useLeaves(list, inner, text) : [];
+      return list ? useLeaves(list, inner, text, depth) : [];
     }
     case 'use_list':
-      return node.namedChildren.flatMap((child) => (child ? useLeaves(child, prefix, text) : []));
+      if (depth >= MAX_USE_TREE_DEPTH) return [];
+      return node.namedChildren.flatMap((child) => (child ? useLeaves(child, prefix, text, depth + 1) : []));
     default:
       // identifier, scoped_identifier, self, super, crate: a path.
       return [{ path: [...prefix, ...segments(node, text)] }];
