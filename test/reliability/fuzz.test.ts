@@ -22,6 +22,7 @@ test(`fuzz seed ${SEED}: ${CASES} cases and the server keeps answering`, async (
   const kinds = Object.keys(report.byKind);
   for (const family of FAMILIES) expect(kinds.some((kind) => kind.startsWith(family)), family).toBe(true);
   for (const language of LANGUAGE_IDS) expect(kinds, language).toContain(`documents/open-random/${language}`);
+  expect(kinds).toContain('documents/disk-file/project');
   expect(report.cases).toBe(CASES);
   expect(report.probes).toBeGreaterThanOrEqual(Math.floor(CASES / 100));
   expect(report.unanswered).toEqual([]);

@@ -1,4 +1,6 @@
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
+import { languageOfPath } from '../languages/registry.js';
+import { createMemoryLogger } from '../util/logger.js';
 import { IndexStore } from './indexStore.js';
 import type { FileIndex } from './types.js';
 
@@ -57,4 +59,27 @@ test('a file put and committed alone has its imports resolved, itself counting a
   store.put(app);
   store.commit();
   expect(app.imports.map((record) => record.resolvedPath)).toEqual(['util.py', 'pkg/app.py']);
+});
+
+test('an import whose resolution throws is left unresolved, said once, and the others resolve', () => {
+  const logger = createMemoryLogger();
+  const store = new IndexStore(logger);
+  const imports = languageOfPath('x.py')!.imports;
+  const original = imports.resolve;
+  vi.spyOn(imports, 'resolve').mockImplementation((record, file, files) => {
+    if (record.module === 'broken') throw new RangeError('Maximum call stack size exceeded');
+    return original(record, file, files);
+  });
+  try {
+    store.put(fileIndex('util.py'));
+    const app: FileIndex = { ...fileIndex('app.py'), imports: [{ module: 'broken', names: [{ name: 'x' }], line: 0 }, { module: 'util', names: [], line: 1 }] };
+    const other: FileIndex = { ...fileIndex('other.py'), imports: [{ module: 'broken', names: [], line: 0 }] };
+    store.put(app);
+    store.put(other);
+    store.commit();
+    expect(app.imports.map((record) => record.resolvedPath)).toEqual([undefined, 'util.py']);
+    expect(logger.lines.filter((line) => line.includes('left unresolved'))).toHaveLength(1);
+  } finally {
+    vi.restoreAllMocks();
+  }
 });

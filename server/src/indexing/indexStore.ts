@@ -5,7 +5,7 @@
  */
 import { silentLogger, type Logger } from '../util/logger.js';
 import { ImportDependents } from './importDependents.js';
-import type { ImportResolution } from '../languages/language.js';
+import type { CodeLanguage, ImportResolution } from '../languages/language.js';
 import { languageOfPath } from '../languages/registry.js';
 import { SymbolTables } from './symbolTables.js';
 import type { Chunk, Definition, FileChange, FileIndex, ImportRecord, IndexView } from './types.js';
@@ -22,6 +22,7 @@ export class IndexStore implements IndexView {
   private readonly listeners = new Set<ChangeListener>();
   private readonly collisionsReported = new Set<string>();
   private readonly symbolErrorsReported = new Set<string>();
+  private readonly resolutionErrorsReported = new Set<string>();
   private readonly dependents = new ImportDependents();
   private readonly fileSet = new IndexedFileSet((relPath) => this.byRelPath.has(relPath));
   private pending: FileChange[] = [];
@@ -228,9 +229,26 @@ export class IndexStore implements IndexView {
   private resolveImportsOf(file: FileIndex): void {
     const language = languageOfPath(file.relPath);
     if (!language) return;
-    for (const record of file.imports) applyImportResolution(record, language.imports.resolve(record, file, this.fileSet));
+    for (const record of file.imports) applyImportResolution(record, this.resolveSafely(language, record, file));
     // After resolving: a language may file an import under the key of what it resolved to.
     this.dependents.update(file);
+  }
+
+  /**
+   * The language's resolution, or none when it throws (a bug, or a project file it cannot read):
+   * one import must not stop the commit of every file staged with it. Said once per error.
+   */
+  private resolveSafely(language: CodeLanguage, record: ImportRecord, file: FileIndex): ImportResolution {
+    try {
+      return language.imports.resolve(record, file, this.fileSet);
+    } catch (error) {
+      const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      if (!this.resolutionErrorsReported.has(why)) {
+        this.resolutionErrorsReported.add(why);
+        this.logger.warn(`${file.relPath}: the import of ${record.module} left unresolved (${why}); please report it as a bug`);
+      }
+      return { nameTargets: record.names.map(() => undefined) };
+    }
   }
 }
 

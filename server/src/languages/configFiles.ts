@@ -57,7 +57,8 @@ export const parseToml = parsedByText((text): Record<string, unknown> | undefine
   return orUndefined(() => parser.parse(text));
 });
 
-function orUndefined<T>(parse: () => T): T | undefined {
+/** `parse()`, or undefined when it throws: a malformed file, or one nested past the parser's stack. */
+export function orUndefined<T>(parse: () => T): T | undefined {
   try {
     return parse();
   } catch {

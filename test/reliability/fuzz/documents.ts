@@ -11,10 +11,12 @@ import { EDITOR_LANGUAGES, LANGUAGE_IDS, languageOfFileName } from '../../../sha
 import type { Random } from '../random.js';
 import { notification, type CaseGenerator } from './fuzzCase.js';
 import { oddNumber } from './jsonValues.js';
-import { sourceText } from './sourceTexts.js';
+import { PROJECT_FILE_NAMES, projectFileText, sourceText } from './sourceTexts.js';
 
-/** Text for a buffer or file at `file`: its language's (any language's when the name says none). */
+/** Text for a buffer or file at `file`: a project file's, its language's, or any language's when the name says none. */
 export function textFor(random: Random, file: string): string {
+  const name = path.basename(file);
+  if (PROJECT_FILE_NAMES.includes(name)) return projectFileText(random, name);
   return sourceText(random, languageOfFileName(file) ?? random.pick(LANGUAGE_IDS));
 }
 
@@ -77,17 +79,21 @@ export const randomEdits: CaseGenerator = (context) => {
   };
 };
 
-/** Workspace files the disk cases write, in every language, with the names its rules look for. */
-const DISK_NAMES = [
+/** Workspace source files the disk cases write, in every language, with the names its rules look for. */
+const SOURCE_NAMES = [
   'a.py', 'pkg/__init__.py', 'pkg/sub/deep.py', 'gone.py',
   'web/index.js', 'web/lib.mjs', 'web/package.json.js', 'app/main.ts', 'app/types.d.ts', 'app/view.tsx',
   'go/main.go', 'go/pkg/util.go', 'src/lib.rs', 'src/net/mod.rs', 'src/net/tcp.rs',
 ];
 
-/** Random bytes or source-like text written to a workspace file (or the file deleted), then the watcher event. */
+/** Project files import resolution reads, at the root and below: each change re-resolves every import. */
+const PROJECT_NAMES = [...PROJECT_FILE_NAMES, ...PROJECT_FILE_NAMES.map((name) => `app/${name}`), 'go/go.mod', 'web/package.json'];
+
+/** Random bytes, source-like text or a project file's shapes written to a workspace file (or the file deleted), then the watcher event. */
 export const randomDiskFile: CaseGenerator = (context) => {
   const { random, workspace } = context;
-  const name = random.pick(DISK_NAMES);
+  const project = random.chance(0.3);
+  const name = random.pick(project ? PROJECT_NAMES : SOURCE_NAMES);
   const file = path.join(workspace, 'disk', name);
   let type = random.pick([1, 2]);
   let content: Buffer | undefined;
@@ -103,7 +109,7 @@ export const randomDiskFile: CaseGenerator = (context) => {
   const disk = { path: file, base64: content?.toString('base64') };
   applyDiskEffect(disk);
   return {
-    kind: `documents/disk-file/${languageOfFileName(name) ?? 'other'}`,
+    kind: `documents/disk-file/${project ? 'project' : languageOfFileName(name) ?? 'other'}`,
     bytes: notification('workspace/didChangeWatchedFiles', { changes: [{ uri: pathToFileURL(file).href, type }] }),
     requestIds: [],
     disk,

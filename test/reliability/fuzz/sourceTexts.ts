@@ -47,6 +47,9 @@ const SHAPES: Record<LanguageId, readonly Shape[]> = {
     (random) => `import def, { ${names(random, 'n')} } from './m.js';\nexport * from '${random.text(20)}';\n` +
       `const m = await import(${random.pick(['', '1', '`x${y}`', "'./a' + b", "'./b.js'"])});\nconst r = require(${random.pick(['', 'x', "'./c'", '`d`'])});`,
     (random) => `x = \`${'${`\n'.repeat(random.between(10, 2_000))}`,
+    // Bare, aliased and subpath specifiers: resolution reads package.json, tsconfig.json and the workspace's packages.
+    (random) => ['@/util', 'pkg/sub', '#internal', '@a/b/c', '~/x', 'lodash', random.text(12)]
+      .map((specifier, i) => (i % 2 ? `import x${i} from '${specifier}';` : `const y${i} = require('${specifier}');`)).join('\n'),
   ],
   typescript: [
     nestedLines('let x: Array<', '>', 'number'),
@@ -56,6 +59,7 @@ const SHAPES: Record<LanguageId, readonly Shape[]> = {
     (random) => `import x = require('${random.text(10)}');\nimport type { ${names(random, 'T')} } from '@scope/pkg/${random.text(5)}';`,
     (random) => `type U =\n${Array.from({ length: random.int(3_000) }, (_, i) => `  | 'v${i}'`).join('\n')};`,
     (random) => `export default class implements ${names(random, 'I', random.int(500))} { ${random.text(100)} }`,
+    (random) => ['@/util', '@app/x', 'pkg/sub', '#internal', random.text(12)].map((specifier, i) => `import type { T${i} } from '${specifier}';`).join('\n'),
   ],
   go: [
     (random) => `package main\nimport (\n${Array.from({ length: random.int(3_000) }, (_, i) => `  p${i} "${random.text(8)}"`).join('\n')}\n)\n`,
@@ -63,6 +67,7 @@ const SHAPES: Record<LanguageId, readonly Shape[]> = {
     nestedLines('type T struct { A', '}', 'int'),
     nestedLines('var x = []any{', '}'),
     (random) => `package main\nfunc (${random.pick(['', '*', 't *T[', 'a, b T', 't T[K, V]'])}) m() {}\nfunc g${'[T any]'.repeat(random.int(50))}() {}`,
+    (random) => `package main\nimport (\n  "m/${random.text(6)}"\n  x "a/b/c"\n  . "m/pkg"\n)\n`,
     (random) => `package main\ntype I interface {\n${Array.from({ length: random.int(2_000) }, (_, i) => `  M${i}(${random.text(6)})`).join('\n')}\n}`,
   ],
   rust: [
@@ -72,6 +77,7 @@ const SHAPES: Record<LanguageId, readonly Shape[]> = {
     nestedLines('impl X for Vec<', '>', 'u8 { fn f(&self) {} }'),
     nestedLines('fn f() { let c = |x|', '', 'x; }'),
     (random) => `${'mod m;\n'.repeat(random.int(2_000))}use super::${'super::'.repeat(random.int(50))}x;\nuse ::{${random.text(30)}};`,
+    (random) => `use other_crate::x;\nuse ${random.text(8)}::y;\nextern crate z;\nmod ${random.pick(['a', 'b', 'r#type', random.text(4)])};`,
     (random) => `use crate::{\n${names(random, 'item')}\n};\npub use self::{${random.text(40)}} as ${random.text(5)};`,
   ],
 };
@@ -87,3 +93,52 @@ export function sourceText(random: Random, language: LanguageId): string {
   ])();
 }
 
+/** Nesting for a project file: its parser's stack, not the tree's, is what it tries. */
+const deepProject = (random: Random): number => random.between(5_000, 50_000);
+
+/** A project file's pathological shapes, by name: what import resolution parses and follows. */
+const PROJECT_SHAPES: Record<string, readonly Shape[]> = {
+  'package.json': [
+    (random) => `{"name":"p","main":${'['.repeat(deepProject(random))}`,
+    (random) => `{"name":"@a/b","exports":{${Array.from({ length: random.int(2_000) }, (_, i) => `"./p${i}/*":"./src/*${i}.js"`).join(',')}},"imports":{"#x/*":["#x/*"]}}`,
+    (random) => `{"workspaces":${random.pick(['["**/**/**"]', '{"packages":["../../*", "/etc/*"]}', '"apps/*"', 'null'])},"main":"${random.text(30)}"}`,
+  ],
+  'tsconfig.json': [
+    (random) => `{"extends":"./tsconfig.json","compilerOptions":{"paths":${'{"a":\n'.repeat(deepProject(random))}1}}`,
+    (random) => `{"extends":["./a.json","../tsconfig.json","${random.text(10)}"],"compilerOptions":{"baseUrl":"../..","paths":{"*":["*","../*"],"@/*":[${random.text(20)}]}}}`,
+    // Comments and trailing commas are allowed; unterminated ones are not.
+    (random) => `// ${random.text(40)}\n{"compilerOptions":{"paths":{"x/*":["src/*",],},},/* ${random.text(40)}`,
+  ],
+  'pnpm-workspace.yaml': [
+    (random) => `packages:\n${'- ['.repeat(deepProject(random))}\n`,
+    (random) => `a: &a [x, x, x, x, x, x, x, x, x]\n${Array.from({ length: 9 }, (_, i) => `${'bcdefghij'[i]}: &${'bcdefghij'[i]} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`).join('\n')}\npackages: *j\n`,
+    (random) => `packages:\n${Array.from({ length: random.int(2_000) }, () => `  - '${random.pick(['**', '../*', '/*', '!**/x', random.text(8)])}'`).join('\n')}\n`,
+  ],
+  'Cargo.toml': [
+    (random) => `[package]\nname = "x"\n[dependencies]\ny = ${'['.repeat(deepProject(random))}`,
+    (random) => `[workspace]\nmembers = [${Array.from({ length: random.int(500) }, () => `"${random.pick(['*', '../*', '/', 'crates/**', random.text(6)])}"`).join(', ')}]\n[dependencies]\na = { path = "../../.." }\nb = { path = "${random.text(12)}", package = "${random.text(5)}" }\n`,
+    (random) => `[lib]\nname = ${random.pick(['1', '"', '[]', '"a-b"', '{ x = 1 }'])}\n[[bin]]\npath = "${random.text(10)}"\n`,
+  ],
+  'go.mod': [
+    (random) => `module ${'a/'.repeat(random.int(50_000))}b\ngo 1.21\n`,
+    (random) => `module m\nreplace (\n${Array.from({ length: random.int(3_000) }, (_, i) => `  x${i} => ${random.pick(['../x', '/', './..', 'y v1.0.0', random.text(6)])}`).join('\n')}\n)\n`,
+    (random) => `module\n${random.text(200)}\nrequire ( ${random.text(100)}`,
+  ],
+  'go.work': [
+    (random) => `go 1.21\nuse (\n${Array.from({ length: random.int(2_000) }, () => `  ${random.pick(['.', '..', '/', './a/../..', random.text(6)])}`).join('\n')}\n)\n`,
+  ],
+};
+PROJECT_SHAPES['jsconfig.json'] = PROJECT_SHAPES['tsconfig.json']!;
+
+/** The project file names import resolution reads. */
+export const PROJECT_FILE_NAMES: readonly string[] = Object.keys(PROJECT_SHAPES);
+
+/** Random bytes, random text, or one of the file's pathological shapes. */
+export function projectFileText(random: Random, name: string): string {
+  const shapes = PROJECT_SHAPES[name] ?? [];
+  return random.weighted<() => string>([
+    [2, () => random.text(random.int(2_000))],
+    [1, () => random.bytes(random.int(2_000)).toString('utf8')],
+    [shapes.length, () => random.pick(shapes)(random)],
+  ])();
+}

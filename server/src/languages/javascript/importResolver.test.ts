@@ -102,6 +102,8 @@ describe('resolveImport', () => {
     { name: 'comment markers inside strings are kept', config: '{ "compilerOptions": { "rootDir": "http://x/*", "paths": { "@app/*": ["src/*"] } } }', module: '@app/util', resolved: 'src/util.ts' },
     { name: 'extends cycle', config: '{ "extends": "./tsconfig.json", "compilerOptions": { "baseUrl": "." } }', module: 'src/util', resolved: 'src/util.ts' },
     { name: 'extends of a shared config in node_modules is skipped', config: '{ "extends": "@tsconfig/node20", "compilerOptions": { "baseUrl": "./src" } }', module: 'util', resolved: 'src/util.ts' },
+    // jsonc-parser recurses per level; this depth overflowed the stack and failed the whole index pass.
+    { name: 'nested 20,000 deep', config: `{ "compilerOptions": { "paths": ${'{ "a":'.repeat(20_000)} 1 ${'}'.repeat(20_000)} } }`, module: 'src/util', resolved: undefined },
   ])('bad or odd config: $name', ({ config, module, resolved }) => {
     const files2 = workspace(SOURCES, { 'tsconfig.json': config });
     expect(resolveImport(record(module), { relPath: 'src/app.ts', absPath: '/ws/src/app.ts' }, files2).resolvedPath).toBe(resolved);

@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import { parse as parseJsoncText, type ParseError } from 'jsonc-parser';
-import { objectOf, parsedByText, stringsOf } from '../configFiles.js';
+import { objectOf, orUndefined, parsedByText, stringsOf } from '../configFiles.js';
 
 /** Reads a project file by relPath from the workspace root; undefined when absent. */
 export type ReadProjectFile = (relPath: string) => string | undefined;
@@ -160,7 +160,8 @@ export function parseJsonc(text: string | undefined): unknown {
 
 const parseJsoncOnce = parsedByText((text): unknown => {
   const errors: ParseError[] = [];
-  const tolerant: unknown = parseJsoncText(text, errors, { allowTrailingComma: true, disallowComments: false });
+  // jsonc-parser recurses per level: a file nested tens of thousands deep overflows the stack.
+  const tolerant = orUndefined((): unknown => parseJsoncText(text, errors, { allowTrailingComma: true, disallowComments: false }));
   // A config being edited is often invalid for a moment: treat it as absent rather than half-read.
   return errors.length > 0 ? undefined : tolerant;
 });
