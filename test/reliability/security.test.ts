@@ -1,13 +1,15 @@
 /**
  * What the server must never do, checked on the built server from outside it:
  * - read outside the workspace roots: URIs with `..` (plain and %-encoded), watcher events and
- *   didOpen/didClose for outside paths, symlinks (to a directory, to a file, to /etc) out of the root;
+ *   didOpen/didClose for outside paths, symlinks (to a directory, to a file, to /etc) out of the root,
+ *   project files and `.gitignore`s that point or link out (and FIFOs in their place must not hang it);
  * - execute workspace code: setup.py, conftest.py, sitecustomize.py, a .pth file, __init__.py,
  *   noxfile.py that would each leave a marker file behind;
  * - open network connections, whatever the settings say (a modelPath that is an http(s) URL).
  * Witnesses: strace (files opened, programs executed, sockets made) where it runs, file access
  * times everywhere, and retrieval (nothing outside the roots is ever a candidate).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -94,6 +96,65 @@ test('nothing outside the roots is read: `..` URIs, outside watcher events, syml
     expect(opened.some((p) => p.startsWith(workspace.root))).toBe(true); // the audit saw the workspace being read
   }
 });
+
+test('project files and .gitignores read nothing outside the roots, and FIFOs in their place hang nothing', async () => {
+  const outsideFiles = {
+    tsconfig: path.join(outside, 'tsconfig.base.json'), cargo: path.join(outside, 'Cargo.toml'),
+    goMod: path.join(outside, 'go.mod'), ignore: path.join(outside, 'ignore-rules'),
+  };
+  writeFileSync(outsideFiles.tsconfig, '{ "compilerOptions": { "baseUrl": ".", "paths": { "@/*": ["src/*"] } } }');
+  writeFileSync(outsideFiles.cargo, '[package]\nname = "outside"\n');
+  writeFileSync(outsideFiles.goMod, 'module example.com/outside\n');
+  writeFileSync(outsideFiles.ignore, 'app.ts\n');
+  const write = (relPath: string, text: string) => {
+    mkdirSync(path.dirname(path.join(workspace.root, relPath)), { recursive: true });
+    writeFileSync(path.join(workspace.root, relPath), text);
+  };
+  // Project files that point out (`extends`, `use`, `replace`, a path dependency) or link out.
+  write('tsconfig.json', '{ "extends": "../outside/tsconfig.base.json" }');
+  write('app.ts', 'import { helper } from "@/util";\nexport function appOnlyMarker(): number { return helper(); }\n');
+  write('src/util.ts', 'export function helper(): number { return 1; }\n');
+  write('linked/tsconfig.json.keep', '');
+  symlinkSync(outsideFiles.tsconfig, path.join(workspace.root, 'linked', 'tsconfig.json'));
+  write('linked/main.ts', 'import { x } from "@/util";\n');
+  write('go.work', 'go 1.21\nuse (\n  .\n  ../outside\n)\n');
+  write('go.mod', 'module example.com/ws\nreplace example.com/outside => ../outside\n');
+  write('main.go', 'package main\nimport "example.com/outside/pkg"\nfunc main() { pkg.Run() }\n');
+  write('Cargo.toml', '[package]\nname = "ws"\n[dependencies]\noutside = { path = "../outside" }\n');
+  write('src/lib.rs', 'use outside::thing;\npub fn f() { thing() }\n');
+  symlinkSync(outsideFiles.ignore, path.join(workspace.root, '.gitignore'));
+  // FIFOs where project files and .gitignores are looked for: opening one to read blocks until a writer comes.
+  for (const fifo of ['fifo_dir/.gitignore', 'fifo_dir/tsconfig.json', 'fifo_dir/package.json', 'fifo_dir/go.mod', 'fifo_dir/Cargo.toml']) {
+    mkdirSync(path.dirname(path.join(workspace.root, fifo)), { recursive: true });
+    execFileSync('mkfifo', [path.join(workspace.root, fifo)]);
+  }
+  write('fifo_dir/index.ts', 'import { y } from "@/util";\nimport z from "pkg";\n');
+  write('fifo_dir/src/main.rs', 'use crate::a;\n');
+  write('fifo_dir/m.go', 'package m\nimport "example.com/ws/x"\n');
+  const atime = atimeWorks(path.join(workspace.dir, 'tiny.gguf'));
+  Object.values(outsideFiles).forEach(markUnread);
+
+  const { client, log } = await audited(tinyModelSettings(workspace.modelPath, { policy: 'full' }));
+  const docUri = workspace.uri('fifo_dir/opened.ts');
+  client.notify('textDocument/didOpen', { textDocument: { uri: docUri, languageId: 'typescript', version: 1, text: 'import { y } from "@/util";\nconst v = y' } });
+  const completion = await complete(client, docUri, { line: 1, character: 'const v = y'.length }, 30_000);
+  expect(completion.trace?.outcome).toBe('ok');
+  // The outside .gitignore was not read, so its rule (app.ts) did not apply: app.ts is retrieved.
+  const useUri = workspace.uri('use_app.ts');
+  client.notify('textDocument/didOpen', { textDocument: { uri: useUri, languageId: 'typescript', version: 1, text: 'const n = appOnlyMarker(' } });
+  const useApp = await complete(client, useUri, { line: 0, character: 'const n = appOnlyMarker('.length }, 30_000);
+  expect(useApp.trace?.candidates.map((c) => c.relPath)).toContain('app.ts');
+
+  await client.within('shutdown', client.request('shutdown').answer);
+  client.notify('exit');
+  await client.exited;
+  if (atime) for (const file of Object.values(outsideFiles)) expect(wasRead(file), file).toBe(false);
+  if (log) {
+    const { opened } = readStraceLog(log);
+    expect(opened.filter((p) => p.startsWith(outside))).toEqual([]);
+    expect(opened.some((p) => p === path.join(workspace.root, 'tsconfig.json'))).toBe(true); // the audit saw project files being read
+  }
+}, 120_000);
 
 test('no workspace code is executed: setup.py, conftest.py, sitecustomize.py, a .pth file, __init__.py, noxfile.py', async () => {
   const markers = path.join(workspace.dir, 'markers');

@@ -3,10 +3,10 @@
  * inside a root, a source file of a registered language, not vendored, not ignored by any .gitignore on its path. The same
  * rules as discovery, so opening a file never adds something the walk would have left out.
  */
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { isSourcePath } from '../languages/registry.js';
-import type { SkipReason } from '../workspace/fileFilters.js';
+import { readContainedFileSync } from '../workspace/discoveryFs.js';
+import { DEFAULT_CONTENT_LIMITS, type SkipReason } from '../workspace/fileFilters.js';
 import { ancestorDirs, gitignorePath, judgePath } from '../workspace/pathRules.js';
 import { locateInRoots, type WorkspaceRoot } from '../workspace/paths.js';
 
@@ -28,17 +28,10 @@ export function placeDocument(docPath: string, roots: readonly WorkspaceRoot[]):
   const { root, relPath } = located;
   if (!isSourcePath(relPath)) return { kind: 'excluded', reason: 'not-source', detail: 'no registered language reads it' };
   const gitignores = new Map<string, string | undefined>();
-  for (const dir of ancestorDirs(relPath)) gitignores.set(dir, readIfPresent(gitignorePath(root.path, dir)));
+  // Read under the root's real path, as discovery does: never through a symlink, never a FIFO (didOpen cannot wait).
+  for (const dir of ancestorDirs(relPath)) gitignores.set(dir, readContainedFileSync(gitignorePath(root.real, dir), root.real, DEFAULT_CONTENT_LIMITS.maxBytes));
   const verdict = judgePath(relPath, gitignores);
   if (verdict) return { kind: 'excluded', ...verdict };
   // The canonical path is the one discovery builds, so buffer and disk entries share one key.
   return { kind: 'indexable', location: { relPath, absPath: path.join(root.path, ...relPath.split('/')) } };
-}
-
-function readIfPresent(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }

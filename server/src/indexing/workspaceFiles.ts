@@ -4,9 +4,11 @@
  * resolution reads from disk (`go.mod`, `package.json`, `tsconfig.json`), cached until the
  * watcher reports a change to one of them or the workspace is indexed again.
  */
-import { readFileSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ImportingFile, WorkspaceFiles } from '../languages/language.js';
+import { readContainedFileSync } from '../workspace/discoveryFs.js';
+import { isPathInside } from '../workspace/paths.js';
 
 /** Project files larger than this are not configuration: they are not read. */
 const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
@@ -14,6 +16,8 @@ const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
 export class IndexedFileSet implements WorkspaceFiles {
   private readonly byDirectory = new Map<string, string[]>();
   private readonly projectFiles = new Map<string, string | undefined>();
+  /** Each root's real path: a project file is read only when it really is inside its root. */
+  private readonly realRoots = new Map<string, string>();
 
   constructor(private readonly hasIndexed: (relPath: string) => boolean) {}
 
@@ -25,10 +29,31 @@ export class IndexedFileSet implements WorkspaceFiles {
     return this.byDirectory.get(dir) ?? [];
   }
 
+  /**
+   * A project file under `from`'s root. Resolution follows what project files say (`extends`,
+   * `replace`, `use`, path dependencies), and they may point outside the workspace, which is
+   * never read (docs/reliability.md, "Security"): such paths, and symlinks leading out, give
+   * undefined, as an absent file does.
+   */
   projectFile(from: ImportingFile, relPath: string): string | undefined {
-    const file = path.join(rootDirOf(from), ...relPath.split('/'));
-    if (!this.projectFiles.has(file)) this.projectFiles.set(file, readSmallFile(file));
+    const root = rootDirOf(from);
+    const file = path.join(root, ...relPath.split('/'));
+    if (!isPathInside(file, root)) return undefined;
+    if (!this.projectFiles.has(file)) this.projectFiles.set(file, readContainedFileSync(file, this.realRoot(root), MAX_PROJECT_FILE_BYTES));
     return this.projectFiles.get(file);
+  }
+
+  private realRoot(root: string): string {
+    let real = this.realRoots.get(root);
+    if (real === undefined) {
+      try {
+        real = realpathSync(root);
+      } catch {
+        real = root;
+      }
+      this.realRoots.set(root, real);
+    }
+    return real;
   }
 
   /** A file entered the index. */
@@ -53,15 +78,7 @@ export class IndexedFileSet implements WorkspaceFiles {
   /** Forget what was read of project files: one changed on disk, or the workspace is read again. */
   forgetProjectFiles(): void {
     this.projectFiles.clear();
-  }
-}
-
-function readSmallFile(file: string): string | undefined {
-  try {
-    const bytes = readFileSync(file);
-    return bytes.length > MAX_PROJECT_FILE_BYTES ? undefined : bytes.toString('utf8');
-  } catch {
-    return undefined; // Absent or unreadable: resolution goes on without it.
+    this.realRoots.clear();
   }
 }
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, renameSync, symlinkSync, writeFil
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { defaultDiscoveryFs } from './discoveryFs.js';
+import { defaultDiscoveryFs, readContainedFileSync } from './discoveryFs.js';
 
 const never = () => false;
 
@@ -37,5 +37,34 @@ describe('readExact: open first, then check what was opened (issue 22)', () => {
     execFileSync('mkfifo', [path.join(dir, 'pipe.py')]);
     expect(await defaultDiscoveryFs.readExact!(path.join(dir, 'pipe.py'), never)).toEqual({ kind: 'not-file' });
     expect(await defaultDiscoveryFs.readExact!(path.join(dir, 'big.py'), (size) => size > 10)).toEqual({ kind: 'too-large', size: 100 });
+  });
+});
+
+describe('readContainedFileSync: a project file or .gitignore read only when it really is inside the root', () => {
+  const setup = () => {
+    const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'contained-')));
+    const [root, outside] = [path.join(base, 'root'), path.join(base, 'outside')];
+    mkdirSync(path.join(root, 'sub'), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(path.join(outside, 'tsconfig.json'), '{ "outside": true }');
+    return { root, outside };
+  };
+
+  test('a plain file inside is read; an absent one, a directory or one over the size is not', () => {
+    const { root } = setup();
+    writeFileSync(path.join(root, 'tsconfig.json'), '{ "inside": true }');
+    expect(readContainedFileSync(path.join(root, 'tsconfig.json'), root, 1024)).toBe('{ "inside": true }');
+    expect(readContainedFileSync(path.join(root, 'tsconfig.json'), root, 5)).toBeUndefined();
+    expect(readContainedFileSync(path.join(root, 'absent.json'), root, 1024)).toBeUndefined();
+    expect(readContainedFileSync(path.join(root, 'sub'), root, 1024)).toBeUndefined();
+  });
+
+  test('not through a symlink: at the end, or a directory on the way that leads out', () => {
+    const { root, outside } = setup();
+    symlinkSync(path.join(outside, 'tsconfig.json'), path.join(root, 'tsconfig.json'));
+    symlinkSync(outside, path.join(root, 'linked'));
+    expect(readContainedFileSync(path.join(root, 'tsconfig.json'), root, 1024)).toBeUndefined();
+    expect(readContainedFileSync(path.join(root, 'linked', 'tsconfig.json'), root, 1024)).toBeUndefined();
+    expect(readContainedFileSync(path.join(outside, 'tsconfig.json'), root, 1024)).toBeUndefined();
   });
 });

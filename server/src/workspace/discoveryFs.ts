@@ -2,10 +2,11 @@
  * The narrow file-system port discovery reads through. Tests inject failures (EACCES while running
  * as root, files vanishing mid-walk) that the real file system cannot produce on demand.
  */
-import { close, constants, fstat, open, read } from 'node:fs';
+import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, readFileSync, readlinkSync } from 'node:fs';
 import { readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { SkipReason } from './fileFilters.js';
+import { isPathInside } from './paths.js';
 import type { Logger } from '../util/logger.js';
 
 /** A directory entry, as `readdir(dir, { withFileTypes: true })` gives it. */
@@ -98,6 +99,41 @@ async function readSize(fd: number, size: number): Promise<Uint8Array> {
 async function openedPath(fd: number, file: string): Promise<string> {
   try {
     return await readlink(`/proc/self/fd/${fd}`);
+  } catch {
+    return file;
+  }
+}
+
+/**
+ * A small file inside `rootReal` (a real path), read the way discovery reads sources, but
+ * synchronously, for import resolution: opened first and then checked, so that neither a symlink
+ * (at the end or on the way) nor a `..` takes the read outside the workspace; `O_NONBLOCK`, so a
+ * FIFO named `tsconfig.json` is refused instead of blocking the server's thread for good.
+ * Undefined when absent, outside, not a regular file, or over `maxBytes`.
+ */
+export function readContainedFileSync(file: string, rootReal: string, maxBytes: number): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!isPathInside(openedPathSync(fd, file), rootReal)) return undefined;
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size > maxBytes) return undefined;
+    return readFileSync(fd).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** {@link openedPath}, synchronously. */
+function openedPathSync(fd: number, file: string): string {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
   } catch {
     return file;
   }

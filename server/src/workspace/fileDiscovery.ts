@@ -122,8 +122,8 @@ async function* walkDir(ctx: WalkContext, dir: DirVisit): AsyncGenerator<WalkEve
 async function withGitignore(ctx: WalkContext, entries: DirEntry[], dir: DirVisit): Promise<readonly GitignoreRules[]> {
   if (!entries.some((e) => e.name === '.gitignore' && !e.isDirectory())) return dir.rules;
   try {
-    const content = new TextDecoder().decode(await ctx.fs.readFile(path.join(dir.abs, '.gitignore')));
-    return [...dir.rules, parseGitignore(dir.rel, content)];
+    const content = await readGitignore(ctx.fs, path.join(dir.real, '.gitignore'));
+    return content === undefined ? dir.rules : [...dir.rules, parseGitignore(dir.rel, content)];
   } catch {
     return dir.rules; // An unreadable .gitignore excludes nothing, as with git.
   }
@@ -234,6 +234,17 @@ export async function* readInOrder(
   }
 }
 
+/**
+ * A `.gitignore` (`file` under a real directory path), read as sources are where the port can: a
+ * symlink, a FIFO or anything but a plain file is not read (a FIFO would hold one of libuv's four
+ * threads for good, and a symlink may lead outside the workspace). Throws when absent or unreadable.
+ */
+async function readGitignore(fs: DiscoveryFs, file: string): Promise<string | undefined> {
+  if (!fs.readExact) return new TextDecoder().decode(await fs.readFile(file));
+  const read = await fs.readExact(file, (size) => isTooLarge(size));
+  return read.kind === 'ok' ? new TextDecoder().decode(read.bytes) : undefined;
+}
+
 /** A candidate's bytes: opened then checked where the port can, else stat first so a huge file is never read. */
 async function readBytes(fs: DiscoveryFs, realPath: string, limits: ContentLimits): Promise<ExactRead> {
   if (fs.readExact) return fs.readExact(realPath, (size) => isTooLarge(size, limits));
@@ -279,7 +290,7 @@ export async function discoverSingleFile(absPath: string, roots: readonly Worksp
   if (!isSourcePath(relPath)) return report({ absPath, relPath, reason: 'not-source', detail: 'no registered language reads it' });
   const gitignores = new Map<string, string | undefined>();
   for (const dir of ancestorDirs(relPath)) {
-    gitignores.set(dir, await fs.readFile(gitignorePath(root.path, dir)).then((b) => new TextDecoder().decode(b), () => undefined));
+    gitignores.set(dir, await readGitignore(fs, gitignorePath(root.real, dir)).catch(() => undefined));
   }
   const verdict = judgePath(relPath, gitignores);
   if (verdict) return report({ absPath, relPath, ...verdict });
