@@ -36,10 +36,11 @@ export class IndexedFileSet implements WorkspaceFiles {
    * undefined, as an absent file does.
    */
   projectFile(from: ImportingFile, relPath: string): string | undefined {
-    const root = rootDirOf(from);
+    // Under the root's real path: what the kernel reports having opened is compared with it.
+    const root = this.realRoot(rootDirOf(from));
     const file = path.join(root, ...relPath.split('/'));
     if (!isPathInside(file, root)) return undefined;
-    if (!this.projectFiles.has(file)) this.projectFiles.set(file, readContainedFileSync(file, this.realRoot(root), MAX_PROJECT_FILE_BYTES));
+    if (!this.projectFiles.has(file)) this.projectFiles.set(file, readContainedFileSync(file, root, MAX_PROJECT_FILE_BYTES));
     return this.projectFiles.get(file);
   }
 
