@@ -356,6 +356,18 @@ describe('disk updates and whole-workspace indexing', () => {
     }
   });
 
+  test('a file created in a folder just added is indexed, though its watcher event comes while that pass is starting', async () => {
+    await put('a/old.py', 'def old():\n    pass\n');
+    await index.indexRoots([path.join(root, 'a')]);
+    const created = await put('b/fresh.py', 'def fresh():\n    pass\n');
+    // The folder is added, and the watcher reports the new file before the pass has resolved its roots.
+    const pass = index.indexRoots([path.join(root, 'a'), path.join(root, 'b')]);
+    const upsert = await index.upsertFromDisk(created);
+    await pass;
+    expect(upsert).toEqual({ kind: 'indexed', relPath: 'fresh.py' });
+    expect(index.definitionsNamed('fresh')).toHaveLength(1);
+  });
+
   test('a file the server fails on is skipped as index-failed, and the files after it are indexed', async () => {
     await put('a_fails.py', 'def fails():\n    pass\n');
     await put('b_after.py', 'def after():\n    pass\n');

@@ -56,6 +56,12 @@ export class WorkspaceIndex implements IndexView {
   private lastGrammarError?: string;
   private nextTicket = 0;
   private roots: WorkspaceRoot[] = [];
+  /**
+   * The roots of the latest indexRoots call, resolving: a watcher event is judged against them
+   * even while that pass is still starting. Judged against the roots before, a file created in a
+   * folder just added was "outside the workspace", and the pass then left it out as settled.
+   */
+  private latestRoots: Promise<readonly WorkspaceRoot[]> = Promise.resolve([]);
   private generation = 0;
   private lastSkipped: readonly SkippedPath[] = [];
   private disposed = false;
@@ -138,9 +144,11 @@ export class WorkspaceIndex implements IndexView {
     const started = performance.now();
     const generation = ++this.generation;
     const cancelled = () => options.signal?.aborted === true || generation !== this.generation;
+    const resolving = resolveRoots(roots);
+    this.latestRoots = resolving;
     this.settledDuringPass.clear();
     await this.ready();
-    this.roots = await resolveRoots(roots);
+    this.roots = await resolving;
     this.store.forgetProjectFiles(); // Read again where resolution needs them: they may have changed unwatched.
     this.buffers.relocateAll();
     const discovery = this.discoveryOptions(options.signal);
@@ -173,7 +181,7 @@ export class WorkspaceIndex implements IndexView {
     if (this.buffers.owns(abs)) return { kind: 'buffer-open' };
     const ticket = this.takeTicket(abs);
     if (!(await this.parserReady) || this.disposed) return { kind: 'unavailable', detail: this.parserError?.message ?? 'disposed' };
-    const result = await discoverSingleFile(abs, this.roots, this.discoveryOptions());
+    const result = await discoverSingleFile(abs, await this.latestRoots, this.discoveryOptions());
     if (result.kind === 'file') await this.loadGrammarsFor([result.file.relPath]);
     if (this.tickets.get(abs) !== ticket) return { kind: 'superseded' };
     this.tickets.delete(abs);

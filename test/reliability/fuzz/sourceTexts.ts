@@ -105,6 +105,7 @@ const PROJECT_SHAPES: Record<string, readonly Shape[]> = {
   ],
   'tsconfig.json': [
     (random) => `{"extends":"./tsconfig.json","compilerOptions":{"paths":${'{"a":\n'.repeat(deepProject(random))}1}}`,
+    (random) => JSON.stringify({ extends: Array(random.between(2, 200)).fill('./tsconfig.json'), compilerOptions: { baseUrl: '.' } }),
     (random) => `{"extends":["./a.json","../tsconfig.json","${random.text(10)}"],"compilerOptions":{"baseUrl":"../..","paths":{"*":["*","../*"],"@/*":[${random.text(20)}]}}}`,
     // Comments and trailing commas are allowed; unterminated ones are not.
     (random) => `// ${random.text(40)}\n{"compilerOptions":{"paths":{"x/*":["src/*",],},},/* ${random.text(40)}`,

@@ -109,6 +109,13 @@ describe('resolveImport', () => {
     expect(resolveImport(record(module), { relPath: 'src/app.ts', absPath: '/ws/src/app.ts' }, files2).resolvedPath).toBe(resolved);
   });
 
+  test('a config is read once per lookup however often `extends` names it (itself, forty times)', () => {
+    const config = JSON.stringify({ extends: Array(40).fill('./tsconfig.json'), compilerOptions: { baseUrl: '.' } });
+    const files2 = workspace(SOURCES, { 'tsconfig.json': config });
+    expect(resolveImport(record('src/util'), { relPath: 'src/app.ts', absPath: '/ws/src/app.ts' }, files2).resolvedPath).toBe('src/util.ts');
+    expect(files2.reads.filter((read) => read === 'tsconfig.json')).toHaveLength(1);
+  });
+
   test('paths of an extended config are relative to that config (no baseUrl)', () => {
     const monorepo = workspace([...SOURCES, 'packages/app/src/main.ts'], {
       'packages/app/tsconfig.json': '{ "extends": "../../tsconfig.base", "compilerOptions": { "outDir": "dist" } }',
