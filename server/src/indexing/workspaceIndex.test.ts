@@ -368,6 +368,27 @@ describe('disk updates and whole-workspace indexing', () => {
     expect(index.definitionsNamed('fresh')).toHaveLength(1);
   });
 
+  test('a watcher event judged while the roots change is judged again, not applied stale', async () => {
+    await put('a/old.py', 'def old():\n    pass\n');
+    const created = await put('b/fresh.py', 'def fresh():\n    pass\n');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gated = await WorkspaceIndex.create({
+      fs: { ...nodeDiscoveryFs, realpath: async (p) => (p === created && (await gate), nodeDiscoveryFs.realpath(p)) },
+    });
+    try {
+      await gated.indexRoots([path.join(root, 'a')]);
+      const upsert = gated.upsertFromDisk(created); // judged against the roots without b, held at the gate
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await gated.indexRoots([path.join(root, 'a'), path.join(root, 'b')]); // indexes fresh.py
+      release();
+      expect(await upsert).toEqual({ kind: 'indexed', relPath: 'fresh.py' });
+      expect(gated.definitionsNamed('fresh')).toHaveLength(1);
+    } finally {
+      gated.dispose();
+    }
+  });
+
   test('a file the server fails on is skipped as index-failed, and the files after it are indexed', async () => {
     await put('a_fails.py', 'def fails():\n    pass\n');
     await put('b_after.py', 'def after():\n    pass\n');

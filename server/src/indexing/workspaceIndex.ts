@@ -181,9 +181,13 @@ export class WorkspaceIndex implements IndexView {
     if (this.buffers.owns(abs)) return { kind: 'buffer-open' };
     const ticket = this.takeTicket(abs);
     if (!(await this.parserReady) || this.disposed) return { kind: 'unavailable', detail: this.parserError?.message ?? 'disposed' };
-    const result = await discoverSingleFile(abs, await this.latestRoots, this.discoveryOptions());
+    const roots = this.latestRoots;
+    const result = await discoverSingleFile(abs, await roots, this.discoveryOptions());
     if (result.kind === 'file') await this.loadGrammarsFor([result.file.relPath]);
     if (this.tickets.get(abs) !== ticket) return { kind: 'superseded' };
+    // The roots changed while it was judged (a folder added or removed): its verdict may be stale
+    // (a file of the new folder judged outside, then dropped after the new pass indexed it).
+    if (this.latestRoots !== roots) return this.upsertFromDisk(absPath);
     this.tickets.delete(abs);
     this.settledDuringPass.add(abs);
     const relPath = result.kind === 'file' ? result.file.relPath : result.skip.relPath || this.store.relPathOf(abs);

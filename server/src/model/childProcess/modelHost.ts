@@ -47,6 +47,12 @@ const sessions = new Map<number, ModelSession>();
 let nextSession = 1;
 const compute = new ComputeQueue();
 let idleTimer: NodeJS.Timeout | undefined;
+/**
+ * Connections accepted that have neither greeted nor closed: a server among them is about to
+ * count. The last server leaving arms the idle timer even while one connects, so without them in
+ * the count the host could exit under a server that had just connected.
+ */
+let connecting = 0;
 /** When the host exits if no server connects before (while none is connected). */
 let idleDeadline = 0;
 let stopping = false;
@@ -71,13 +77,23 @@ function accept(socket: net.Socket): void {
   const client: Client = { id: nextClient++, connection, sessions: new Set(), knownPieces: new Set(), running: new Set() };
   // Held while it connects; a connection counts as a server only once it greets as one (below).
   clearTimeout(idleTimer);
+  connecting++;
+  let settled = false;
+  const settle = (): void => {
+    if (!settled) connecting--;
+    settled = true;
+  };
   connection.onRequest(helloRequest, ({ probe }): Greeting => {
+    settle();
     // A listing (`reposhapley model hosts`) is not a server: it neither counts nor keeps the host up.
     if (!probe) clients.add(client);
     return { product: HOST_PRODUCT, protocol: HOST_PROTOCOL, pid: process.pid, clients: clients.size, ...(model ? { model: model.info.path } : {}) };
   });
   connection.onRequest(operationRequest, (operation, token) => handle(client, operation, token));
-  connection.onClose(() => void disconnect(client));
+  connection.onClose(() => {
+    settle();
+    void disconnect(client);
+  });
   // A server that vanished mid-message leaves a socket error: the close that follows cleans up.
   socket.on('error', () => undefined);
   connection.listen();
@@ -107,7 +123,8 @@ function armIdleTimer(ms: number): void {
 }
 
 function shutDownIfIdle(): void {
-  if (clients.size > 0) return;
+  // One still connecting re-arms the timer when it goes (disconnect), or counts once it greets.
+  if (clients.size > 0 || connecting > 0) return;
   // In the host's log, so that a server that finds the socket closing can be told why.
   console.error(`${new Date().toISOString()} model host: no server connected for its idle time; exiting`);
   void shutDown();

@@ -134,6 +134,19 @@ describe('servers loading the same model', () => {
 });
 
 describe('faults', () => {
+  test('a connection still greeting keeps the host up when the last server leaves; it exits once that connection goes', async () => {
+    const first = await load();
+    const pid = first.hostPid!;
+    // A server connecting at the moment the last one leaves: accepted, not greeted yet.
+    const connecting = net.connect(hostEndpoint(options(), hosts, serverVersion()).socket);
+    await new Promise<void>((resolve, reject) => connecting.once('connect', resolve).once('error', reject));
+    await first.dispose();
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // twice the idle time
+    expect(isRunning(pid)).toBe(true);
+    connecting.destroy();
+    await waitUntil('the idle host to exit', () => !isRunning(pid));
+  });
+
   test('the host killed while two servers complete: both fail at once, may load again, and the next host answers within 10 s', async () => {
     const [first, second] = [await load(), await load()];
     const sessions = [await first.createSession(), await second.createSession()];
