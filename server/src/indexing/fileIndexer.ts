@@ -8,6 +8,7 @@ import type { Tree } from '../languages/syntaxTree.js';
 import { extractSymbols, type StatementCache, type SymbolExtraction } from './symbols.js';
 import { splitLines } from './textEdits.js';
 import type { FileIndex } from './types.js';
+import { errorSummary } from '../util/errors.js';
 
 export { splitLines } from './textEdits.js';
 
@@ -48,7 +49,7 @@ export function buildFileIndex(
   try {
     symbols = extractSymbols(tree, input.text, input.relPath, language, incremental?.statements);
   } catch (error) {
-    symbolError = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    symbolError = errorSummary(error);
     symbols = { sites: [], imports: [], references: new Map(), hasSyntaxErrors: tree.rootNode.hasError };
   }
   const index: FileIndex = {

@@ -3,6 +3,7 @@
  * the version counter and change notifications. Writers stage changes with put/remove and
  * publish them with commit, so listeners see one batch per operation.
  */
+import { errorSummary } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { ImportDependents } from './importDependents.js';
 import type { CodeLanguage, ImportResolution } from '../languages/language.js';
@@ -242,7 +243,7 @@ export class IndexStore implements IndexView {
     try {
       return language.imports.resolve(record, file, this.fileSet);
     } catch (error) {
-      const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      const why = errorSummary(error);
       if (!this.resolutionErrorsReported.has(why)) {
         this.resolutionErrorsReported.add(why);
         this.logger.warn(`${file.relPath}: the import of ${record.module} left unresolved (${why}); please report it as a bug`);

@@ -36,7 +36,7 @@ interface UnitWalk {
   text: string;
   relPath: string;
   plan: ExtractionPlan;
-  deadline: ExtractionDeadline & { budgetMs: number };
+  deadline: ExtractionDeadline;
   cache: StatementCache;
   next: Map<string, UnitSymbols>;
   units: UnitSymbols[];
@@ -44,7 +44,7 @@ interface UnitWalk {
 
 /** Units of the top-level statements, from the cache where a statement's text is unchanged. */
 export function statementUnits(
-  tree: Tree, text: string, relPath: string, plan: ExtractionPlan, cache: StatementCache, deadline: UnitWalk['deadline'],
+  tree: Tree, text: string, relPath: string, plan: ExtractionPlan, cache: StatementCache, deadline: ExtractionDeadline,
 ): UnitSymbols[] {
   if (cache.relPath !== relPath) cache.units.clear(); // The roots changed: definitions name another file.
   cache.relPath = relPath;

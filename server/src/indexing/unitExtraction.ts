@@ -45,6 +45,8 @@ const plans = new WeakMap<CodeLanguage, ExtractionPlan>();
  */
 export interface ExtractionDeadline {
   at: number;
+  /** The budget it was set with, for the message. */
+  budgetMs: number;
 }
 
 /** Thrown past the deadline; buildFileIndex then indexes the file as text only. */
@@ -56,7 +58,7 @@ export class ExtractionTimeout extends Error {
 }
 
 /** A deadline `budgetMs` from now. */
-export function deadlineIn(budgetMs: number): ExtractionDeadline & { budgetMs: number } {
+export function deadlineIn(budgetMs: number): ExtractionDeadline {
   return { at: performance.now() + budgetMs, budgetMs };
 }
 
@@ -107,7 +109,7 @@ interface Scope extends EnclosingScope {
  * statement between two points (a wrapper's own text around the statements it wraps).
  */
 export function extractUnit(
-  unit: SyntaxNode, text: string, relPath: string, plan: ExtractionPlan, deadline: ExtractionDeadline & { budgetMs: number },
+  unit: SyntaxNode, text: string, relPath: string, plan: ExtractionPlan, deadline: ExtractionDeadline,
   range?: { start: Point; end: Point },
 ): UnitSymbols {
   const result: UnitSymbols = { row: unit.startPosition.row, sites: [], imports: [], references: new Map() };

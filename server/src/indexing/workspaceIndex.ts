@@ -10,6 +10,7 @@
  */
 import * as path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { errorSummary } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { defaultDiscoveryFs, reportSkip, type DiscoveryFs, type SkippedPath } from '../workspace/discoveryFs.js';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../workspace/fileFilters.js';
@@ -413,7 +414,7 @@ export class WorkspaceIndex implements IndexView {
     try {
       return this.indexDiskFile(file);
     } catch (error) {
-      const detail = `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}; please report the file's shape as a bug`;
+      const detail = `${errorSummary(error)}; please report the file's shape as a bug`;
       const skip: SkippedPath = { absPath: file.absPath, relPath: file.relPath, reason: 'index-failed', detail };
       this.reportSkip(skip);
       this.dropDiskEntry(file.absPath, file.relPath); // What it held before is not what the file holds now.

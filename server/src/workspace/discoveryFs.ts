@@ -64,10 +64,18 @@ const fstatFd = promisify(fstat);
 const readFd = promisify(read);
 const closeFd = promisify(close);
 
+/**
+ * How workspace files are opened. O_NOFOLLOW: the last component may not be a symlink.
+ * O_NONBLOCK: a FIFO named x.py opens at once (and is then refused as not a file) instead of
+ * blocking until someone writes to it.
+ */
+const CHECKED_OPEN = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** Where /proc shows what `fd` opened (Linux). */
+const procPathOf = (fd: number): string => `/proc/self/fd/${fd}`;
+
 async function readExact(file: string, tooLarge: (size: number) => boolean): Promise<ExactRead> {
-  // O_NOFOLLOW: the last component may not be a symlink. O_NONBLOCK: a FIFO named x.py opens at
-  // once (and is then refused as not a file) instead of blocking until someone writes to it.
-  const fd = await openFd(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const fd = await openFd(file, CHECKED_OPEN);
   try {
     const opened = await openedPath(fd, file);
     if (opened !== file) return { kind: 'moved', opened };
@@ -98,7 +106,7 @@ async function readSize(fd: number, size: number): Promise<Uint8Array> {
 /** The path the kernel opened for `fd` (Linux's /proc); elsewhere the path asked for (O_NOFOLLOW is all the check there). */
 async function openedPath(fd: number, file: string): Promise<string> {
   try {
-    return await readlink(`/proc/self/fd/${fd}`);
+    return await readlink(procPathOf(fd));
   } catch {
     return file;
   }
@@ -114,7 +122,7 @@ async function openedPath(fd: number, file: string): Promise<string> {
 export function readContainedFileSync(file: string, rootReal: string, maxBytes: number): string | undefined {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(file, CHECKED_OPEN);
   } catch {
     return undefined;
   }
@@ -133,7 +141,7 @@ export function readContainedFileSync(file: string, rootReal: string, maxBytes: 
 /** {@link openedPath}, synchronously. */
 function openedPathSync(fd: number, file: string): string {
   try {
-    return readlinkSync(`/proc/self/fd/${fd}`);
+    return readlinkSync(procPathOf(fd));
   } catch {
     return file;
   }
